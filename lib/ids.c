@@ -1,0 +1,174 @@
+/* ids.c: token-id sequences from text lines or binary records */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "ids.h"
+#include "rec.h"
+
+void tf_seq_push(tf_seq *s, int32_t id)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->ids = tf_realloc(s->ids, s->cap * sizeof *s->ids);
+	}
+	s->ids[s->n++] = id;
+}
+
+void tf_seq_free(tf_seq *s)
+{
+	free(s->ids);
+	memset(s, 0, sizeof *s);
+}
+
+void tf_ids_open(tf_ids_reader *r, FILE *f, const char *name)
+{
+	memset(r, 0, sizeof *r);
+	r->f = f;
+	r->name = name;
+	r->binary = -1;
+}
+
+void tf_ids_close(tf_ids_reader *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+}
+
+static int next_binary(tf_ids_reader *r, tf_seq *s, long vocab, const unsigned char *first)
+{
+	unsigned char head[8];
+	tf_rec rec;
+	int rc;
+
+	if (first) {
+		rc = tf_rec_read_after(r->f, r->name, first, &rec);
+	} else {
+		size_t got = fread(head, 1, 8, r->f);
+		if (got == 0 && !ferror(r->f))
+			return 0;
+		if (got < 8)
+			return ferror(r->f) ? tf_err("cannot read '%s':", r->name)
+					    : tf_err("'%s': truncated record header", r->name);
+		rc = tf_rec_read_after(r->f, r->name, head, &rec);
+	}
+	if (rc < 0)
+		return -1;
+	if (rec.kind != TF_REC_IDS || rec.dtype != TF_DT_I32) {
+		tf_rec_free(&rec);
+		return tf_err("'%s': record %llu is not an ids record", r->name, (unsigned long long)rec.seq);
+	}
+	s->n = 0;
+	for (size_t i = 0; i < (size_t)rec.rows * rec.cols; i++) {
+		int32_t id = ((int32_t *)rec.data)[i];
+		if (id < 0 || (vocab && id >= vocab)) {
+			tf_rec_free(&rec);
+			return tf_err("'%s': record %llu: id %d is out of range (vocab_size %ld)", r->name,
+				      (unsigned long long)rec.seq, id, vocab);
+		}
+		tf_seq_push(s, id);
+	}
+	tf_rec_free(&rec);
+	r->line++;
+	return 1;
+}
+
+static int parse_line(tf_ids_reader *r, char *p, tf_seq *s, long vocab)
+{
+	s->n = 0;
+	for (;;) {
+		char *end;
+		long v;
+
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			p++;
+		if (!*p || *p == '#')
+			return 0;
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || (*end && !strchr(" \t\r\n#", *end)))
+			goto bad;
+		if (v > INT32_MAX || (vocab && v >= vocab))
+			return tf_err("'%s' line %ld: id %.20s is out of range (vocab_size %ld)", r->name, r->line,
+				      p, vocab);
+		tf_seq_push(s, (int32_t)v);
+		p = end;
+		continue;
+bad:
+		end = p;
+		while (*end && !strchr(" \t\r\n", *end))
+			end++;
+		return tf_err("'%s' line %ld: '%.*s' is not a token id", r->name, r->line,
+			      (int)(end - p > 40 ? 40 : end - p), p);
+	}
+}
+
+int tf_ids_next(tf_ids_reader *r, tf_seq *s, long vocab)
+{
+	if (r->binary < 0) {
+		int c = getc(r->f);
+		if (c == EOF)
+			return ferror(r->f) ? tf_err("cannot read '%s':", r->name) : 0;
+		if (c == 0x89) {
+			unsigned char first[8];
+			first[0] = c;
+			r->binary = 1;
+			if (fread(first + 1, 1, 7, r->f) < 7)
+				return tf_err("'%s': truncated record header", r->name);
+			return next_binary(r, s, vocab, first);
+		}
+		ungetc(c, r->f);
+		r->binary = 0;
+	}
+	if (r->binary)
+		return next_binary(r, s, vocab, NULL);
+	for (;;) {
+		ssize_t len = getline(&r->buf, &r->cap, r->f);
+
+		if (len < 0)
+			return ferror(r->f) ? tf_err("cannot read '%s':", r->name) : 0;
+		r->line++;
+		if (memchr(r->buf, 0, len))
+			return tf_err("'%s' line %ld: NUL byte in text ids", r->name, r->line);
+		if (parse_line(r, r->buf, s, vocab) < 0)
+			return -1;
+		if (s->n)
+			return 1;
+	}
+}
+
+long tf_ids_load(const char *path, tf_seq **out, long vocab)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	tf_ids_reader r;
+	tf_seq *v = NULL, s = { 0 };
+	long n = 0;
+	int rc;
+
+	if (!f)
+		return tf_err("cannot open '%s':", path);
+	tf_ids_open(&r, f, path);
+	while ((rc = tf_ids_next(&r, &s, vocab)) > 0) {
+		v = tf_realloc(v, (n + 1) * sizeof *v);
+		v[n] = (tf_seq){ 0 };
+		for (size_t i = 0; i < s.n; i++)
+			tf_seq_push(&v[n], s.ids[i]);
+		n++;
+	}
+	tf_seq_free(&s);
+	tf_ids_close(&r);
+	if (f != stdin)
+		fclose(f);
+	if (rc < 0) {
+		for (long i = 0; i < n; i++)
+			tf_seq_free(&v[i]);
+		free(v);
+		return -1;
+	}
+	*out = v;
+	return n;
+}

@@ -1,0 +1,24 @@
+/*
+ * matmul.h: CPU products with weights in any tf_weight form.
+ *
+ * Every output element is one dot product summed in a fixed order (8 lanes,
+ * then the lanes pairwise), the same whether the call has one input row or
+ * many and whatever the thread count: decoding a position alone or inside a
+ * window gives bit-identical results.
+ */
+#ifndef TF_MATMUL_H
+#define TF_MATMUL_H
+
+#include "weight.h"
+
+/* y (n, w->rows) = x (n, w->cols) . W^T */
+void tf_matmul(const tf_weight *w, const float *x, int64_t n, float *y);
+/* out (cols) = row id of W, dequantized (embedding lookup) */
+void tf_embed(const tf_weight *w, int64_t id, float *out);
+
+/* per format kernels: rows [r0, r1) of y for all n inputs */
+void tf_mm_float(const tf_weight *w, const float *x, int64_t n, float *y, int64_t r0, int64_t r1);
+void tf_mm_affine(const tf_weight *w, const float *x, int64_t n, float *y, int64_t r0, int64_t r1);
+void tf_mm_sign1(const tf_weight *w, const float *x, int64_t n, float *y, int64_t r0, int64_t r1);
+
+#endif
