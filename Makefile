@@ -12,7 +12,7 @@ CC       = cc
 # every x86-64 and arm64 machine; the vector loops fix their own summation order.
 CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wshadow \
            -ffp-contract=off -fno-math-errno -pthread
-CPPFLAGS = -D_GNU_SOURCE -Ilib
+CPPFLAGS = -D_GNU_SOURCE -Ilib -Ikernels
 LDFLAGS  = -pthread
 PROVE    = prove
 PYTHON   = python3
@@ -25,25 +25,66 @@ endif
 
 ifndef V
 QUIET_CC   = @echo '   ' CC $@;
+QUIET_NVCC = @echo '   ' NVCC $@;
 QUIET_LINK = @echo '   ' LINK $@;
 QUIET_AR   = @echo '   ' AR $@;
+endif
+
+# The CUDA backend (kernels/*.cu -> lib/libtfcuda.a) is built when nvcc is
+# found on PATH or in CUDA_HOME; without it the CPU tools build as before and
+# `--device cuda` says the build has no CUDA. `make NVCC=` forces a CPU build.
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+# an nvcc too old for Hopper (before CUDA 12) cannot build the kernels: CPU build
+ifneq ($(NVCC),)
+ifeq ($(shell $(NVCC) --list-gpu-code 2>/dev/null | grep -qx sm_90 && echo ok),)
+$(warning $(NVCC) cannot build for sm_90a; building without CUDA)
+NVCC :=
+endif
+endif
+ifneq ($(NVCC),)
+CUDA_DIR  := $(patsubst %/bin/nvcc,%,$(NVCC))
+NVCCFLAGS  = -std=c++17 -O3
+# Hopper's own instructions (wgmma, setmaxnreg) need the "a" target; the
+# -gencode form assembles them where the -arch shorthand also runs a plain
+# sm_90 pass that rejects them. H100/H200 are the target machines.
+NVCCFLAGS += -gencode=arch=compute_90a,code=sm_90a
+# line tables for compute-sanitizer and ncu (no effect on the code)
+NVCCFLAGS += -lineinfo
+# a spill to local memory in a bandwidth-bound kernel is a bug: say so
+NVCCFLAGS += -Xptxas=--warn-on-spills
+# no --use_fast_math: expf/rsqrtf stay IEEE-accurate so the GPU tracks the
+# CPU reference; the hot products use explicit intrinsics anyway
+NVCCFLAGS += -Xcompiler=-Wall -Ilib -Ikernels
+CPPFLAGS  += -DTF_CUDA
+# static cudart: programs start on a machine without a CUDA runtime library
+# installed (CI) and fail cleanly at tf_cuda_init instead of at load time;
+# cuBLASLt (prompt GEMMs) is found through the rpath.
+LIBS_CUDA  = lib/libtfcuda.a lib/libtf.a -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 \
+             -Wl,--as-needed -lcublasLt -lcudart_static -ldl -lrt -lstdc++
+CUDA_LIB   = lib/libtfcuda.a
 endif
 
 # libraries each program needs beyond libtf.a (static linking pulls in only
 # the library objects a program uses, so tf-run does not need libcurl)
 LIBS_BASE       = -ljansson -lm
-LDLIBS_tf-run   = $(LIBS_BASE)
+LDLIBS_tf-run   = $(LIBS_BASE) $(LIBS_CUDA)
 LDLIBS_tf-gate  = $(LIBS_BASE) -lcrypto
 LDLIBS_tf-tok   = $(LIBS_BASE) -lpcre2-8 -lutf8proc
 LDLIBS_tf-pack  = $(LIBS_BASE) -lcrypto
 LDLIBS_tf-pull  = $(LIBS_BASE) -lcurl -larchive -lcrypto
-LDLIBS_tf-bench = $(LIBS_BASE)
-LDLIBS_tf-tree  = $(LIBS_BASE)
-LDLIBS_test     = $(LIBS_BASE) -lcrypto -lpcre2-8 -lutf8proc -lcurl -larchive
+LDLIBS_tf-bench = $(LIBS_BASE) $(LIBS_CUDA)
+LDLIBS_tf-tree  = $(LIBS_BASE) $(LIBS_CUDA)
+LDLIBS_test     = $(LIBS_BASE) -lcrypto -lpcre2-8 -lutf8proc -lcurl -larchive $(LIBS_CUDA)
+# t9xxx (kernel tests) and GPU builds on machines without the text and network
+# libraries link only what they use
+LDLIBS_cuda     = $(LIBS_BASE) $(LIBS_CUDA)
 
 LIB_SRC  := $(sort $(wildcard lib/*.c))
 LIB_OBJ  := $(LIB_SRC:.c=.o)
-LIB_HDR  := $(wildcard lib/*.h)
+LIB_HDR  := $(wildcard lib/*.h) $(wildcard kernels/*.cuh)
+CU_SRC   := $(sort $(wildcard kernels/*.cu))
+CU_OBJ   := $(CU_SRC:.cu=.o)
 PROGS    := $(patsubst %.c,%,$(sort $(wildcard bin/tf-*.c)))
 UNIT     := $(patsubst %.c,%.t,$(sort $(wildcard t/unit/t*.c)))
 HELPERS  := $(patsubst %.c,%,$(sort $(wildcard t/helper/*.c)))
@@ -58,10 +99,21 @@ lib/%.o: lib/%.c $(LIB_HDR)
 lib/libtf.a: $(LIB_OBJ)
 	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $(LIB_OBJ)
 
-bin/tf-%: bin/tf-%.c lib/libtf.a $(LIB_HDR)
+kernels/%.o: kernels/%.cu $(LIB_HDR)
+	$(QUIET_NVCC)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+lib/libtfcuda.a: $(CU_OBJ)
+	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $(CU_OBJ)
+
+bin/tf-%: bin/tf-%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR)
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libtf.a $(LDLIBS_tf-$*)
 
-t/unit/%.t: t/unit/%.c lib/libtf.a $(LIB_HDR) t/tap.h
+# kernel tests need only libtf and the CUDA libraries, so they build on the
+# GPU machine, which lacks the text and network libraries
+t/unit/t9%.t: t/unit/t9%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) -It $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libtf.a $(LDLIBS_cuda)
+
+t/unit/%.t: t/unit/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) -It $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libtf.a $(LDLIBS_test)
 
 t/helper/%: t/helper/%.c lib/libtf.a $(LIB_HDR)
@@ -112,6 +164,6 @@ check: test manlint
 	$(MAKE) all
 
 clean:
-	rm -f lib/*.o lib/*.a $(PROGS) $(UNIT) $(HELPERS)
+	rm -f lib/*.o lib/*.a kernels/*.o $(PROGS) $(UNIT) $(HELPERS)
 
 .PHONY: all deps test demo manlint check clean

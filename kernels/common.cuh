@@ -1,0 +1,168 @@
+/*
+ * common.cuh: what every kernel file shares, C++ only (never included from
+ * lib/): the one status check for every CUDA-family call, the stream all
+ * work goes to, and small device helpers (bf16, codes, reductions).
+ *
+ * Library rule: a failed call records a message through tf_err() and the
+ * entry point returns -1; only programs exit.
+ */
+#ifndef TF_KERNELS_COMMON_CUH
+#define TF_KERNELS_COMMON_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+/* err.h is C11; its _Noreturn is GNU noreturn in C++ */
+#define _Noreturn __attribute__((noreturn))
+extern "C" {
+#include "err.h"
+#include "weight.h"
+}
+#undef _Noreturn
+
+/* records "CUDA call failed: WHY (STMT in FUNC at FILE:LINE)"; returns -1 */
+int tf_cuda_fail(const char *stmt, const char *func, const char *file, int line, const char *why);
+
+/* one check for cudaError_t and cublasStatus_t (ggml's CUDA_CHECK_GEN): the
+ * statement's text, function, file and line go into the message */
+#define TF_CHECK_GEN(stmt, success, strfn) \
+	do { \
+		auto err_ = (stmt); \
+		if (err_ != (success)) \
+			return tf_cuda_fail(#stmt, __func__, __FILE__, __LINE__, strfn(err_)); \
+	} while (0)
+#define CUDA_CHECK(stmt)   TF_CHECK_GEN(stmt, cudaSuccess, cudaGetErrorString)
+#define CUBLAS_CHECK(stmt) TF_CHECK_GEN(stmt, CUBLAS_STATUS_SUCCESS, cublasLtGetStatusString)
+/* after every launch: a bad configuration shows here, a fault at the next sync */
+#define LAUNCH_CHECK()     CUDA_CHECK(cudaGetLastError())
+
+/* the stream every launch and copy goes to, so one capture records a step */
+cudaStream_t tf_cuda_stream_get(void);
+/* multiprocessors of the device, for grid sizing */
+int tf_cuda_sms(void);
+
+#define WARP 32
+
+static __device__ __forceinline__ float bf2f(uint16_t h)
+{
+	return __uint_as_float((uint32_t)h << 16);
+}
+
+/* round to nearest even, as tf_f32_to_bf16 on the CPU */
+static __device__ __forceinline__ uint16_t f2bf(float f)
+{
+	return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+}
+
+static __device__ __forceinline__ float half2f(uint16_t h)
+{
+	return __half2float(__ushort_as_half(h));
+}
+
+/* element i of a scale/bias vector stored as sdtype (weight.h) */
+static __device__ __forceinline__ float load_scalar(const void *p, int sdtype, int64_t i)
+{
+	if (sdtype == TF_BF16)
+		return bf2f(((const uint16_t *)p)[i]);
+	if (sdtype == TF_F16)
+		return half2f(((const uint16_t *)p)[i]);
+	return ((const float *)p)[i];
+}
+
+/* code j of a row of B-bit codes, LSB-first across 32-bit words (spec 5.4) */
+static __device__ __forceinline__ uint32_t code_at(const uint32_t *row, int64_t j, int bits)
+{
+	int64_t bit = j * bits;
+	int s = bit & 31;
+	uint32_t v = row[bit >> 5] >> s;
+
+	if (s + bits > 32)
+		v |= row[(bit >> 5) + 1] << (32 - s);
+	return v & ((1u << bits) - 1);
+}
+
+/* element (r, c) of any weight form, dequantized to float; the slow path for
+ * shapes and forms the fast kernels do not take, and for embedding rows */
+static __device__ __forceinline__ float weight_at(const tf_weight &w, int64_t r, int64_t c)
+{
+	switch (w.fmt) {
+	case TF_F32:
+		return ((const float *)w.data)[r * w.cols + c];
+	case TF_BF16:
+		return bf2f(((const uint16_t *)w.data)[r * w.cols + c]);
+	case TF_F16:
+		return half2f(((const uint16_t *)w.data)[r * w.cols + c]);
+	case TF_AFFINE: {
+		const uint32_t *row = (const uint32_t *)w.data + r * (w.cols * w.bits / 32);
+		int64_t gi = r * (w.cols / w.group) + c / w.group;
+		float s = load_scalar(w.scales, w.sdtype, gi), b = load_scalar(w.biases, w.sdtype, gi);
+		return s * (float)code_at(row, c, w.bits) + b;
+	}
+	case TF_SIGN1: {
+		const uint8_t *row = (const uint8_t *)w.data + r * (w.cols / 8);
+		float s = load_scalar(w.scales, w.sdtype, r * (w.cols / w.group) + c / w.group);
+		return (row[c >> 3] >> (c & 7)) & 1 ? s : -s;
+	}
+	}
+	return 0.0f;
+}
+
+/* sum over a warp in a fixed butterfly order: every lane gets the same value,
+ * and the value depends only on the 32 inputs */
+static __device__ __forceinline__ float warp_sum(float v)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		v += __shfl_xor_sync(0xffffffff, v, o);
+	return v;
+}
+
+static __device__ __forceinline__ float warp_max(float v)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, o));
+	return v;
+}
+
+/* sum over a block of blockDim.x threads (a multiple of 32, at most 1024):
+ * warps sum, then warp 0 sums the warp totals in warp order; every thread
+ * gets the result. sh must hold 32 floats. */
+static __device__ __forceinline__ float block_sum(float v, float *sh)
+{
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+
+	v = warp_sum(v);
+	__syncthreads();
+	if (lane == 0)
+		sh[warp] = v;
+	__syncthreads();
+	v = lane < nw ? sh[lane] : 0.0f;
+	v = warp_sum(v);
+	return v;
+}
+
+static __device__ __forceinline__ float block_max(float v, float *sh)
+{
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+
+	v = warp_max(v);
+	__syncthreads();
+	if (lane == 0)
+		sh[warp] = v;
+	__syncthreads();
+	v = lane < nw ? sh[lane] : -INFINITY;
+	v = warp_max(v);
+	return v;
+}
+
+static __device__ __forceinline__ float silu(float x)
+{
+	return x / (1.0f + expf(-x));
+}
+
+static __device__ __forceinline__ float sigmoid(float x)
+{
+	return 1.0f / (1.0f + expf(-x));
+}
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * gemv.cuh: decode products y = x W^T for 1 to 16 input rows at once, with
+ * W in any weight form (bf16, f16, f32, MLX affine 2..8 bits, sign1).
+ *
+ * Rows are independent: the arithmetic that makes y[i][r] reads only x[i]
+ * and W and is the same whatever n is, so a position decoded alone or in a
+ * window of up to 16 gives bit-identical results.
+ */
+#ifndef TF_GEMV_CUH
+#define TF_GEMV_CUH
+
+#include <stdint.h>
+
+#include "weight.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* y (n, w->rows) f32 = x (n, w->cols) bf16 . W^T, plus y's old value when
+ * accumulate (a residual add); w is a device view from tf_cuda_weight_upload;
+ * any n >= 1 (taken 16 rows at a time) */
+int tf_cuda_gemv(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

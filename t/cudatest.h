@@ -1,0 +1,197 @@
+/*
+ * cudatest.h: what the kernel tests (t9xxx) share, header only: the skip
+ * when there is no GPU, random inputs, random weights of every form, and a
+ * comparison that reports max abs error, NMSE and the first mismatches.
+ */
+#ifndef TF_CUDATEST_H
+#define TF_CUDATEST_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "err.h"
+#include "weight.h"
+
+#ifdef TF_CUDA
+#include "runtime.cuh"
+
+/* skips the whole file without a device; starts the device otherwise */
+static void cuda_or_skip(void)
+{
+	if (tf_cuda_count() <= 0)
+		skip_all("no CUDA device");
+	if (tf_cuda_init() < 0) {
+		printf("1..0 # SKIP %s\n", tf_errmsg());
+		exit(0);
+	}
+}
+
+/* a device copy of n bytes of host memory; the test stops on failure */
+static void *dev_copy(const void *h, uint64_t n)
+{
+	void *d = tf_cuda_alloc(n, "test data");
+	if (!d || tf_cuda_upload(d, h, n) < 0) {
+		printf("Bail out! %s\n", tf_errmsg());
+		exit(1);
+	}
+	return d;
+}
+
+static void dev_get(void *h, const void *d, uint64_t n)
+{
+	if (tf_cuda_sync() < 0 || tf_cuda_download(h, d, n) < 0) {
+		printf("Bail out! %s\n", tf_errmsg());
+		exit(1);
+	}
+}
+
+/* fills device memory with NaN so an output element nothing wrote shows */
+static void dev_poison(void *d, uint64_t n)
+{
+	void *h = malloc(n);
+	memset(h, 0xff, n);
+	tf_cuda_upload(d, h, n);
+	free(h);
+}
+
+#define DIE_IF(x) do { if ((x) < 0) { printf("Bail out! %s\n", tf_errmsg()); exit(1); } } while (0)
+#endif
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng_next(void)
+{
+	uint64_t x = rng_state;
+	x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+	return rng_state = x;
+}
+
+/* uniform in [-1, 1) */
+static float rng_unit(void)
+{
+	return (float)((rng_next() >> 40) * (1.0 / 8388608.0)) - 1.0f;
+}
+
+/* roughly normal, mean 0, sd 1 */
+static float rng_norm(void)
+{
+	return (rng_unit() + rng_unit() + rng_unit()) * 1.0f;
+}
+
+static void fill_f32(float *p, int64_t n, float scale)
+{
+	for (int64_t i = 0; i < n; i++)
+		p[i] = rng_norm() * scale;
+}
+
+/* values rounded to bf16 and stored both ways: what a bf16 input holds */
+static void fill_bf16(uint16_t *h, float *f, int64_t n, float scale)
+{
+	for (int64_t i = 0; i < n; i++) {
+		h[i] = tf_f32_to_bf16(rng_norm() * scale);
+		if (f)
+			f[i] = tf_bf16_to_f32(h[i]);
+	}
+}
+
+/* a random weight of the given form; free with free_weight */
+static tf_weight make_weight(int fmt, int64_t rows, int64_t cols, int bits, int group)
+{
+	tf_weight w = { .fmt = fmt, .rows = rows, .cols = cols, .bits = bits, .group = group,
+			.sdtype = TF_BF16 };
+	uint64_t n = (uint64_t)rows * cols;
+
+	switch (fmt) {
+	case TF_F32: {
+		float *d = malloc(4 * n);
+		fill_f32(d, n, 0.05f);
+		w.data = d;
+		break;
+	}
+	case TF_BF16:
+	case TF_F16: {
+		uint16_t *d = malloc(2 * n);
+		for (uint64_t i = 0; i < n; i++)
+			d[i] = fmt == TF_BF16 ? tf_f32_to_bf16(rng_norm() * 0.05f) : tf_f32_to_f16(rng_norm() * 0.05f);
+		w.data = d;
+		break;
+	}
+	case TF_AFFINE:
+	case TF_SIGN1: {
+		uint64_t nb = fmt == TF_AFFINE ? n * bits / 8 : n / 8, ng = n / group;
+		uint8_t *d = malloc(nb);
+		uint16_t *s = malloc(2 * ng), *b = malloc(2 * ng);
+		for (uint64_t i = 0; i < nb; i++)
+			d[i] = (uint8_t)rng_next();
+		for (uint64_t i = 0; i < ng; i++) {
+			/* MLX scales may be negative; biases are the group's edge */
+			s[i] = tf_f32_to_bf16(rng_norm() * 0.01f);
+			b[i] = tf_f32_to_bf16(rng_norm() * 0.05f);
+		}
+		w.data = d;
+		w.scales = s;
+		w.biases = fmt == TF_AFFINE ? b : NULL;
+		if (fmt == TF_SIGN1)
+			free(b);
+		break;
+	}
+	}
+	return w;
+}
+
+static void free_weight(tf_weight *w)
+{
+	free((void *)w->data);
+	free((void *)w->scales);
+	free((void *)w->biases);
+}
+
+/*
+ * compares got against want (n floats): ok when NMSE <= nmse_max and max abs
+ * error <= abs_max; prints the figures and, on failure, the first 20
+ * mismatches (|d| > abs_max) with their row and column for a cols-wide
+ * layout
+ */
+static int close_enough(const char *what, const float *got, const float *want, int64_t n, int64_t cols,
+			double nmse_max, double abs_max)
+{
+	double se = 0, sr = 0, maxd = 0;
+	int64_t bad = 0, nan = 0;
+
+	for (int64_t i = 0; i < n; i++) {
+		double d = (double)got[i] - want[i];
+		if (isnan(got[i]) != isnan(want[i]))
+			nan++;
+		se += d * d;
+		sr += (double)want[i] * want[i];
+		if (fabs(d) > maxd)
+			maxd = fabs(d);
+	}
+	double nmse = sr > 0 ? se / sr : se;
+	int good = !nan && !isnan(nmse) && nmse <= nmse_max && maxd <= abs_max;
+	diag("%s: max abs %.3g, nmse %.3g%s", what, maxd, nmse, nan ? ", NaN mismatch" : "");
+	if (!good)
+		for (int64_t i = 0; i < n && bad < 20; i++)
+			if (!(fabs((double)got[i] - want[i]) <= abs_max)) {
+				diag("  at row %lld col %lld: got %.9g, want %.9g", (long long)(i / cols),
+				     (long long)(i % cols), got[i], want[i]);
+				bad++;
+			}
+	return good;
+}
+
+/* bit equality of two float arrays; reports the first difference */
+static int same_bits(const char *what, const float *a, const float *b, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (memcmp(a + i, b + i, 4)) {
+			diag("%s: first difference at %lld: %.9g vs %.9g", what, (long long)i, a[i], b[i]);
+			return 0;
+		}
+	return 1;
+}
+
+#endif

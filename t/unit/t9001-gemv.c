@@ -1,0 +1,115 @@
+/* t9001-gemv: decode products on the GPU against the CPU's tf_matmul, every
+ * weight form, odd shapes, 1..17 input rows; windows bit-identical to rows
+ * alone; the accumulate (residual) mode */
+#include "cudatest.h"
+#include "matmul.h"
+
+#ifndef TF_CUDA
+int main(void)
+{
+	skip_all("built without CUDA");
+}
+#else
+#include "gemv.cuh"
+
+#define NX 17   /* input rows: one more than a launch takes */
+
+struct form {
+	int fmt, bits, group;
+	double nmse;    /* bf16-rounded dequantized weights: about 2^-18 */
+};
+
+static void run(const struct form *f, int64_t rows, int64_t cols)
+{
+	tf_weight w = make_weight(f->fmt, rows, cols, f->bits, f->group), dw;
+	uint16_t *xh = malloc(2 * NX * cols);
+	float *xf = malloc(4 * NX * cols), *want = malloc(4 * NX * rows), *got = malloc(4 * NX * rows);
+	float *one = malloc(4 * NX * rows), *y0 = malloc(4 * NX * rows);
+	char what[160];
+	tf_cuda_arena a;
+
+	snprintf(what, sizeof what, "%s%d g%d %lld x %lld", tf_fmt_name(f->fmt), f->bits, f->group,
+		 (long long)rows, (long long)cols);
+	fill_bf16(xh, xf, NX * cols, 1.0f);
+	tf_matmul(&w, xf, NX, want);
+
+	DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
+	DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
+	uint16_t *dx = dev_copy(xh, 2 * NX * cols);
+	float *dy = tf_cuda_alloc(4 * NX * rows, "test output");
+
+	/* all 17 rows in one call (a launch of 16 and one of 1) */
+	dev_poison(dy, 4 * NX * rows);
+	DIE_IF(tf_cuda_gemv(&dw, dx, NX, dy, 0));
+	dev_get(got, dy, 4 * NX * rows);
+	ok(close_enough(what, got, want, NX * rows, rows, f->nmse, 1e30), "%s: 17 rows match the CPU", what);
+
+	/* each row alone, then windows of 2, 3, 8, 9, 16: bit-identical */
+	for (int i = 0; i < NX; i++) {
+		DIE_IF(tf_cuda_gemv(&dw, dx + i * cols, 1, dy + i * rows, 0));
+	}
+	dev_get(one, dy, 4 * NX * rows);
+	ok(same_bits(what, one, got, NX * rows), "%s: rows alone equal the window", what);
+	static const int wins[] = { 2, 3, 8, 9, 16 };
+	int same = 1;
+	for (unsigned k = 0; k < sizeof wins / sizeof *wins; k++) {
+		int m = wins[k];
+		dev_poison(dy, 4 * NX * rows);
+		for (int i = 0; i < NX; i += m)
+			DIE_IF(tf_cuda_gemv(&dw, dx + i * cols, NX - i < m ? NX - i : m, dy + i * rows, 0));
+		dev_get(got, dy, 4 * NX * rows);
+		same &= same_bits(what, one, got, NX * rows);
+	}
+	ok(same, "%s: windows of 2, 3, 8, 9, 16 equal rows alone", what);
+
+	/* accumulate: y = y0 + x W^T */
+	fill_f32(y0, NX * rows, 1.0f);
+	DIE_IF(tf_cuda_upload(dy, y0, 4 * NX * rows));
+	DIE_IF(tf_cuda_gemv(&dw, dx, NX, dy, 1));
+	dev_get(got, dy, 4 * NX * rows);
+	for (int64_t i = 0; i < NX * rows; i++)
+		y0[i] += one[i];
+	ok(same_bits(what, got, y0, NX * rows), "%s: accumulate adds to y", what);
+
+	tf_cuda_free(dx);
+	tf_cuda_free(dy);
+	tf_cuda_arena_close(&a);
+	free_weight(&w);
+	free(xh); free(xf); free(want); free(got); free(one); free(y0);
+}
+
+int main(void)
+{
+	static const struct form forms[] = {
+		{ TF_BF16, 16, 0, 1e-10 },
+		{ TF_F32, 32, 0, 1e-10 },
+		{ TF_F16, 16, 0, 1e-10 },
+		{ TF_SIGN1, 1, 128, 1e-10 },
+		{ TF_AFFINE, 2, 32, 2e-5 }, { TF_AFFINE, 2, 64, 2e-5 }, { TF_AFFINE, 2, 128, 2e-5 },
+		{ TF_AFFINE, 3, 32, 2e-5 }, { TF_AFFINE, 3, 64, 2e-5 }, { TF_AFFINE, 3, 128, 2e-5 },
+		{ TF_AFFINE, 4, 32, 2e-5 }, { TF_AFFINE, 4, 64, 2e-5 }, { TF_AFFINE, 4, 128, 2e-5 },
+		{ TF_AFFINE, 5, 32, 2e-5 }, { TF_AFFINE, 5, 64, 2e-5 }, { TF_AFFINE, 5, 128, 2e-5 },
+		{ TF_AFFINE, 6, 32, 2e-5 }, { TF_AFFINE, 6, 64, 2e-5 }, { TF_AFFINE, 6, 128, 2e-5 },
+		{ TF_AFFINE, 8, 32, 2e-5 }, { TF_AFFINE, 8, 64, 2e-5 }, { TF_AFFINE, 8, 128, 2e-5 },
+	};
+	/* rows: 1, 3, 118 (partial 16-row tiles), 4097; columns: one unit,
+	 * units not a multiple of the split, a long row; 96 and 200 take the
+	 * any-shape kernel for the float forms */
+	static const int64_t shapes[][2] = {
+		{ 1, 128 }, { 3, 640 }, { 118, 1152 }, { 4097, 4096 }, { 33, 96 }, { 5, 200 },
+	};
+	int nf = sizeof forms / sizeof *forms, ns = sizeof shapes / sizeof *shapes;
+
+	cuda_or_skip();
+	for (int i = 0; i < nf; i++)
+		for (int j = 0; j < ns; j++) {
+			const struct form *f = &forms[i];
+			int64_t c = shapes[j][1];
+			int fg = f->group ? f->group : 1;
+			if (c % fg || (f->fmt == TF_AFFINE && (c * f->bits) % 32))
+				continue;
+			run(f, shapes[j][0], c);
+		}
+	return done();
+}
+#endif
