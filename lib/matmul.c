@@ -42,15 +42,7 @@ typedef uint32_t u32x8 __attribute__((vector_size(32)));
 /* bf16 to fp32 is exact (the 16 bits become the high half), so converting
  * in registers gives the same products, summed in the same order, as
  * tf_dot on a converted row; it just reads the weights once, at 2 bytes each */
-static inline __attribute__((always_inline)) v8 bf16x8(const uint16_t *p)
-{
-	u16x8 h;
-	u32x8 w;
-
-	memcpy(&h, p, 16);
-	w = __builtin_convertvector(h, u32x8) << 16;
-	return (v8)w;
-}
+#define bf16x8(p) ({ u16x8 h_; memcpy(&h_, (p), 16); (v8)(__builtin_convertvector(h_, u32x8) << 16); })
 
 __attribute__((target_clones("avx2", "default")))
 static float dot_bf16(const uint16_t *a, const float *b, int64_t n)
