@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "gpu.h"
 #include "ids.h"
 #include "model.h"
 #include "out.h"
@@ -36,13 +37,16 @@ static const char usage_text[] =
 	"      --ignore-eos     do not stop at the model's end-of-sequence ids\n"
 	"      --stream         write each generated id as soon as it is made\n"
 	"      --mode MODE      prompt (whole prompt in one pass, default) or step\n"
+	"      --window N       feed the prompt N ids at a time through the step path\n"
+	"                       (logits bit-identical to --mode step)\n"
 	"  -t, --threads N      CPU threads (default: TF_THREADS or all CPUs)\n"
-	"      --device DEV     cpu or auto (default auto)\n"
+	"      --device DEV     cpu, cuda or auto: the GPU when there is one\n"
+	"                       (default: TF_DEVICE or auto)\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
 
 enum { OPT_RAW = 256, OPT_LAST, OPT_TEXT, OPT_TEMP, OPT_TOPK, OPT_TOPP, OPT_SEED, OPT_NOEOS,
-       OPT_STREAM, OPT_MODE, OPT_DEVICE };
+       OPT_STREAM, OPT_MODE, OPT_DEVICE, OPT_WINDOW };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -58,6 +62,7 @@ static const struct option longopts[] = {
 	{ "ignore-eos", no_argument, NULL, OPT_NOEOS },
 	{ "stream", no_argument, NULL, OPT_STREAM },
 	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "threads", required_argument, NULL, 't' },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "help", no_argument, NULL, 'h' },
@@ -90,6 +95,7 @@ int main(int argc, char **argv)
 	tf_run_opts o = { .out = TF_OUT_RECORDS, .sampler = { .top_p = 1 } };
 	const char *output = "-", *input = "-";
 	int force = 0, threads = 0, c;
+	const char *device = getenv("TF_DEVICE");
 	tf_model *m;
 	tf_state *st;
 	tf_out out;
@@ -120,10 +126,8 @@ int main(int argc, char **argv)
 			o.step = !strcmp(optarg, "step");
 			break;
 		case 't': threads = num(optarg, "--threads", 1, 256); break;
-		case OPT_DEVICE:
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "auto"))
-				tf_usage_die("--device must be cpu or auto in this build, not '%s'", optarg);
-			break;
+		case OPT_WINDOW: o.window = num(optarg, "--window", 1, 1 << 20); break;
+		case OPT_DEVICE: device = optarg; break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_close() ? 1 : 0;
 		case 'V': printf("tf-run %s\n", VERSION); return tf_stdout_close() ? 1 : 0;
 		default: tf_usage_die("unknown option");
@@ -134,9 +138,17 @@ int main(int argc, char **argv)
 	if (argc - optind == 2)
 		input = argv[optind + 1];
 
+	if (!device || !*device)
+		device = "auto";
+	if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "auto"))
+		tf_usage_die("--device must be cpu, cuda or auto, not '%s'", device);
+
 	tf_pool_init(threads);
 	m = tf_model_open(argv[optind]);
 	if (!m)
+		tf_die_err();
+	// the weights go to the GPU once; auto falls back to the CPU without one
+	if ((!strcmp(device, "cuda") || (!strcmp(device, "auto") && tf_gpu_available())) && tf_gpu_attach(m) < 0)
 		tf_die_err();
 	in = strcmp(input, "-") ? fopen(input, "rb") : stdin;
 	if (!in)
@@ -145,6 +157,8 @@ int main(int argc, char **argv)
 		tf_die_err();
 	o.f = out.f;
 	st = tf_state_new(m);
+	if (!st)
+		tf_die_err();
 	tf_ids_open(&rd, in, strcmp(input, "-") ? input : "<stdin>");
 	for (;;) {
 		int rc = tf_ids_next(&rd, &s, m->c.vocab);

@@ -108,6 +108,24 @@ void tf_cuda_free(void *p)
 		cudaFree(p);
 }
 
+void *tf_cuda_host_alloc(uint64_t bytes)
+{
+	void *p = NULL;
+
+	if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
+		cudaGetLastError();
+		tf_err("cannot allocate %llu bytes of page-locked host memory", (unsigned long long)bytes);
+		return NULL;
+	}
+	return p;
+}
+
+void tf_cuda_host_free(void *p)
+{
+	if (p)
+		cudaFreeHost(p);
+}
+
 int tf_cuda_upload(void *dst, const void *src, uint64_t bytes)
 {
 	CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
@@ -137,6 +155,12 @@ int tf_cuda_zero(void *dst, uint64_t bytes)
 int tf_cuda_upload_async(void *dst, const void *src, uint64_t bytes)
 {
 	CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+	return 0;
+}
+
+int tf_cuda_download_async(void *dst, const void *src, uint64_t bytes)
+{
+	CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
 	return 0;
 }
 

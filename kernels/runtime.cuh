@@ -39,13 +39,19 @@ uint64_t tf_cuda_free_bytes(void);
 void *tf_cuda_alloc(uint64_t bytes, const char *what);
 void tf_cuda_free(void *p);
 
+/* page-locked host memory, for copies that overlap and can be captured */
+void *tf_cuda_host_alloc(uint64_t bytes);
+void tf_cuda_host_free(void *p);
+
 /* host <-> device copies (synchronous), device copies and fills (on the stream) */
 int tf_cuda_upload(void *dst, const void *src, uint64_t bytes);
 int tf_cuda_download(void *dst, const void *src, uint64_t bytes);
 int tf_cuda_copy(void *dst, const void *src, uint64_t bytes);
 int tf_cuda_zero(void *dst, uint64_t bytes);
-/* stream-ordered upload of a small host buffer (positions, ids of a step) */
+/* stream-ordered copies of page-locked host buffers (a step's ids and
+ * positions in, its logits out); they may be captured into a graph */
 int tf_cuda_upload_async(void *dst, const void *src, uint64_t bytes);
+int tf_cuda_download_async(void *dst, const void *src, uint64_t bytes);
 int tf_cuda_sync(void);
 
 /* The arena: one allocation for every weight, carved at 256-byte offsets so

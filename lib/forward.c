@@ -4,6 +4,7 @@
 
 #include "err.h"
 #include "forward.h"
+#include "gpu.h"
 #include "matmul.h"
 #include "ops.h"
 
@@ -37,6 +38,8 @@ int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_l
 	for (int64_t t = 0; t < n; t++)
 		if (ids[t] < 0 || ids[t] >= c->vocab)
 			return tf_err("id %d is out of range (vocab_size %d)", ids[t], c->vocab);
+	if (st->gpu)
+		return tf_gpu_forward_each(st, ids, n, flags, fn, ctx);
 	tf_state_reserve(st, n);
 	x = tf_malloc(n * H * sizeof *x);       /* (n, H) residual stream */
 	u = tf_malloc(n * H * sizeof *u);       /* (n, H) normed input of a block */

@@ -50,6 +50,7 @@ typedef struct {
 	float *norm;            /* (H) factor of the final RMSNorm */
 	tf_layer *layer;        /* (L) */
 	int conv_dim;           /* 2*Hk*Dk + Hv*Dv */
+	struct tf_gpu_model *gpu;       /* the weights on the CUDA device (gpu.h), or NULL */
 } tf_model;
 
 /* opens a checkpoint folder or bundle and checks every tensor's shape */

@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "forward.h"
+#include "gpu.h"
 #include "rec.h"
 #include "run.h"
 
@@ -71,11 +72,17 @@ static int score(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o
 
 	if (begin_record(o, o->last ? 1 : n, V, index, o->last ? n - 1 : 0) < 0)
 		return -1;
-	if (!o->step)
+	int64_t w = o->step ? 1 : o->window;
+
+	if (!w)
 		return tf_forward_each(st, s->ids, n, (o->last ? TF_FWD_LAST : 0) | TF_FWD_CHUNKED, emit, &k);
-	for (int64_t t = 0; t < n; t++) {
+	/* windows of w tokens through the row-independent path: the same logits
+	 * as one token at a time, bit for bit */
+	for (int64_t t = 0; t < n; t += w) {
+		int64_t m = n - t < w ? n - t : w;
 		k.pos0 = t;
-		if (tf_forward_each(st, s->ids + t, 1, 0, o->last && t < n - 1 ? NULL : emit, &k) < 0)
+		if (tf_forward_each(st, s->ids + t, m, o->last ? TF_FWD_LAST : 0,
+				    o->last && t + m < n ? NULL : emit, &k) < 0)
 			return -1;
 	}
 	return 0;
@@ -102,15 +109,22 @@ static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)
 	} else {
 		rc = tf_forward(st, s->ids, s->n, logits, TF_FWD_LAST | TF_FWD_CHUNKED);
 	}
+	/* on the GPU, greedy and plain temperature draws happen on the device:
+	 * a step brings back the next id instead of a row of logits */
+	int on_dev = st->gpu && smp.top_k <= 0 && smp.top_p >= 1;
+	int32_t id = rc ? 0 : tf_sample(&smp, logits, V);
 	for (long i = 0; i < o->gen && !rc; i++) {
-		int32_t id = tf_sample(&smp, logits, V);
 		if (!o->ignore_eos && is_eos(&st->m->c, id))
 			break;
 		fprintf(o->f, o->stream ? "%d " : i ? " %d" : "%d", id);
 		if (o->stream && fflush(o->f))
 			rc = tf_err("write error:");
-		if (i + 1 < o->gen)
-			rc = rc ? rc : tf_forward(st, &id, 1, logits, 0);
+		if (i + 1 < o->gen && !rc) {
+			if (on_dev)
+				rc = tf_gpu_step_draw(st, id, &smp, &id);
+			else if (!(rc = tf_forward(st, &id, 1, logits, 0)))
+				id = tf_sample(&smp, logits, V);
+		}
 	}
 	free(logits);
 	if (!rc && (fputc('\n', o->f) == EOF || (o->stream && fflush(o->f)) || ferror(o->f)))

@@ -15,6 +15,7 @@ enum { TF_OUT_RECORDS, TF_OUT_RAW, TF_OUT_TEXT };
 
 typedef struct {
 	int step;               /* feed the prompt one token at a time */
+	int window;             /* > 0: feed the prompt this many tokens at a time, row-independent */
 	int out;                /* TF_OUT_*: how logits are written */
 	int last;               /* only the last row of each sequence */
 	int text_k;             /* TF_OUT_TEXT: top ids per row */

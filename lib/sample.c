@@ -26,6 +26,11 @@ static double uniform(tf_sampler *s)
 	return (z >> 11) * (1.0 / 9007199254740992.0);
 }
 
+double tf_sample_uniform(tf_sampler *s)
+{
+	return uniform(s);
+}
+
 typedef struct { float p; int id; } cand;
 
 static int by_prob(const void *a, const void *b)

@@ -13,5 +13,7 @@ typedef struct {
 
 int tf_argmax(const float *logits, int64_t V);
 int tf_sample(tf_sampler *s, const float *logits, int64_t V);
+/* the next uniform draw in [0, 1) of s, as tf_sample takes it */
+double tf_sample_uniform(tf_sampler *s);
 
 #endif

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* not every test uses every helper */
+#pragma GCC diagnostic ignored "-Wunused-function"
+
 #include "tap.h"
 #include "err.h"
 #include "weight.h"

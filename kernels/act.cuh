@@ -1,0 +1,20 @@
+/* act.cuh: element-wise steps between products */
+#ifndef TF_ACT_CUH
+#define TF_ACT_CUH
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* y (n) bf16 = silu(g) * u, the SwiGLU gate (spec 3.9) */
+int tf_cuda_swiglu(const float *g, const float *u, int64_t n, uint16_t *y);
+/* y (n) bf16 = x rounded to nearest even */
+int tf_cuda_to_bf16(const float *x, int64_t n, uint16_t *y);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * attn.cu: flash-decoding style attention. A block of 4 warps per (token,
+ * head); warp w takes cache rows w, w+4, ... with an online softmax (running
+ * max m, running sum l, running weighted values in registers, D/32 a lane),
+ * so any context length runs in fixed memory; the four partial states are
+ * merged in warp order. Keys and values are read once per (token, head) as
+ * whole 128-byte lines (lane-strided floats of a row).
+ */
+#include "common.cuh"
+#include "attn.cuh"
+
+#define AW 4            /* warps a block */
+#define DMAX 512        /* head_dim the registers hold */
+
+__global__ void __launch_bounds__(AW * WARP)
+attn_decode(const float *__restrict__ qg, const float *__restrict__ kc, const float *__restrict__ vc,
+	    const int64_t *__restrict__ pos, int Hq, int Hkv, int D, uint16_t *__restrict__ out)
+{
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const int t = blockIdx.x / Hq, h = blockIdx.x % Hq, kvh = h / (Hq / Hkv);
+	const int64_t len = *pos + t + 1;
+	const float *q = qg + ((int64_t)t * Hq + h) * 2 * D, *gate = q + D;
+	const float scale = 1.0f / sqrtf((float)D);
+	const int per = D / WARP;       /* D is a multiple of 32 */
+	float qr[DMAX / WARP], acc[DMAX / WARP], m = -INFINITY, l = 0;
+	__shared__ float sm[AW], sl[AW], sacc[AW][DMAX];
+
+	#pragma unroll
+	for (int i = 0; i < DMAX / WARP; i++) {
+		qr[i] = i < per ? q[i * WARP + lane] : 0.0f;
+		acc[i] = 0.0f;
+	}
+	for (int64_t s = warp; s < len; s += AW) {
+		const float *k = kc + (s * Hkv + kvh) * D, *v = vc + (s * Hkv + kvh) * D;
+		float dot = 0;
+		#pragma unroll
+		for (int i = 0; i < DMAX / WARP; i++)
+			if (i < per)
+				dot += qr[i] * k[i * WARP + lane];
+		dot = warp_sum(dot) * scale;
+		float mn = fmaxf(m, dot), corr = expf(m - mn), p = expf(dot - mn);
+		l = l * corr + p;
+		#pragma unroll
+		for (int i = 0; i < DMAX / WARP; i++)
+			if (i < per)
+				acc[i] = acc[i] * corr + p * v[i * WARP + lane];
+		m = mn;
+	}
+	if (lane == 0) {
+		sm[warp] = m;
+		sl[warp] = l;
+	}
+	#pragma unroll
+	for (int i = 0; i < DMAX / WARP; i++)
+		if (i < per)
+			sacc[warp][i * WARP + lane] = acc[i];
+	__syncthreads();
+
+	/* merge the warps' softmax states in warp order */
+	float M = sm[0];
+	for (int w = 1; w < AW; w++)
+		M = fmaxf(M, sm[w]);
+	float L = 0;
+	for (int w = 0; w < AW; w++)
+		if (sl[w] > 0)
+			L += sl[w] * expf(sm[w] - M);
+	uint16_t *o = out + ((int64_t)t * Hq + h) * D;
+	for (int d = threadIdx.x; d < D; d += AW * WARP) {
+		float a = 0;
+		for (int w = 0; w < AW; w++)
+			if (sl[w] > 0)
+				a += sacc[w][d] * expf(sm[w] - M);
+		o[d] = f2bf(a / L * sigmoid(gate[d]));
+	}
+}
+
+int tf_cuda_attention(const float *qg, const float *kc, const float *vc, const int64_t *pos, int n,
+		      int Hq, int Hkv, int D, uint16_t *out)
+{
+	if (n <= 0)
+		return 0;
+	if (D % WARP || D > DMAX || Hq % Hkv)
+		return tf_err("attention with head_dim %d and %d/%d heads is not supported on the GPU", D, Hq, Hkv);
+	attn_decode<<<n * Hq, AW * WARP, 0, tf_cuda_stream_get()>>>(qg, kc, vc, pos, Hq, Hkv, D, out);
+	LAUNCH_CHECK();
+	return 0;
+}
+
+__global__ void kv_append(const float *__restrict__ k, const float *__restrict__ v, int64_t total, int64_t row,
+			  const int64_t *__restrict__ pos, float *__restrict__ kc, float *__restrict__ vc)
+{
+	const int64_t base = *pos * row;
+	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+		kc[base + i] = k[i];
+		vc[base + i] = v[i];
+	}
+}
+
+int tf_cuda_kv_append(const float *k, const float *v, int n, int64_t row, const int64_t *pos, float *kc,
+		      float *vc)
+{
+	int64_t total = n * row;
+
+	if (total <= 0)
+		return 0;
+	kv_append<<<(unsigned)((total + 255) / 256 < 1024 ? (total + 255) / 256 : 1024), 256, 0,
+		    tf_cuda_stream_get()>>>(k, v, total, row, pos, kc, vc);
+	LAUNCH_CHECK();
+	return 0;
+}

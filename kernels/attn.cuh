@@ -1,0 +1,31 @@
+/* attn.cuh: causal gated attention over a KV cache, grouped KV heads */
+#ifndef TF_ATTN_CUH
+#define TF_ATTN_CUH
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* For n new tokens at positions *pos .. *pos + n - 1 (their keys and values
+ * already in the cache): query head h of token t attends to cache rows
+ * 0 .. *pos + t of KV head h / (Hq / Hkv) with scale 1/sqrt(D), softmax in
+ * fp32, and the result is gated by sigmoid(gate) (qwen35-spec 3.4).
+ *   qg  (n, Hq, 2, D)  query (normed, rotated), then gate, per head
+ *   kc, vc (cap, Hkv, D) the layer's cache
+ *   out (n, Hq, D) bf16
+ * Each (token, head) is computed alone, the same for any n. */
+int tf_cuda_attention(const float *qg, const float *kc, const float *vc, const int64_t *pos, int n,
+		      int Hq, int Hkv, int D, uint16_t *out);
+
+/* appends n rows of keys and values (n, Hkv*D) to the cache at rows
+ * *pos .. *pos + n - 1 (the position read on the device) */
+int tf_cuda_kv_append(const float *k, const float *v, int n, int64_t row, const int64_t *pos, float *kc,
+		      float *vc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

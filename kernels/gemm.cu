@@ -1,0 +1,107 @@
+/*
+ * gemm.cu: prompt GEMMs through cuBLASLt (bf16 inputs, fp32 accumulation
+ * and output, tensor cores). Row-major Y (n, R) = X (n, K) W^T is, in
+ * cuBLAS's column-major terms, Y^T (R x n) = op_T(W as K x R) . X^T (K x n).
+ */
+#include <cublasLt.h>
+
+#include "common.cuh"
+#include "gemm.cuh"
+
+#define WORKSPACE (32u << 20)
+#define SCRATCH_ELEMS (64ll << 20)      /* bf16 weights dequantized per slice: 128 MiB */
+
+static cublasLtHandle_t lt;
+static void *workspace;
+static uint16_t *scratch;
+
+static int gemm_init(void)
+{
+	if (lt)
+		return 0;
+	CUBLAS_CHECK(cublasLtCreate(&lt));
+	CUDA_CHECK(cudaMalloc(&workspace, WORKSPACE));
+	CUDA_CHECK(cudaMalloc(&scratch, SCRATCH_ELEMS * 2));
+	return 0;
+}
+
+__global__ void dequant_rows(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
+{
+	const int64_t n = rows * w.cols;
+	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+		out[i] = f2bf(weight_at(w, r0 + i / w.cols, i % w.cols));
+}
+
+int tf_cuda_dequant(const tf_weight *w, int64_t r0, int64_t rows, uint16_t *out)
+{
+	dequant_rows<<<tf_cuda_sms() * 8, 256, 0, tf_cuda_stream_get()>>>(*w, r0, rows, out);
+	LAUNCH_CHECK();
+	return 0;
+}
+
+/* Y[:, r0 : r0+R] (ld ldy) = X . A^T with A (R, K) bf16 row-major */
+static int lt_matmul(const uint16_t *A, int64_t R, int64_t K, const uint16_t *X, int n, float *Y, int64_t ldy,
+		     int accumulate)
+{
+	cublasLtMatmulDesc_t op = NULL;
+	cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
+	cublasLtMatmulPreference_t pref = NULL;
+	cublasLtMatmulHeuristicResult_t res;
+	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+	float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+	size_t ws = WORKSPACE;
+	int count = 0, rc = -1;
+
+	if (cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) ||
+	    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
+	    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
+	    cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, K, R, K) ||
+	    cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, K, n, K) ||
+	    cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, R, n, ldy) ||
+	    cublasLtMatmulPreferenceCreate(&pref) ||
+	    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws)) {
+		tf_err("cannot set up a cuBLASLt product of %lld x %lld by %d rows", (long long)R, (long long)K, n);
+		goto out;
+	}
+	if (cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &res, &count) || count < 1) {
+		tf_err("cuBLASLt has no algorithm for %lld x %lld by %d rows", (long long)R, (long long)K, n);
+		goto out;
+	}
+	{
+		cublasStatus_t st = cublasLtMatmul(lt, op, &alpha, A, la, X, lb, &beta, Y, lc, Y, lc, &res.algo,
+						   workspace, WORKSPACE, tf_cuda_stream_get());
+		if (st != CUBLAS_STATUS_SUCCESS) {
+			tf_cuda_fail("cublasLtMatmul", __func__, __FILE__, __LINE__, cublasLtGetStatusString(st));
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (pref) cublasLtMatmulPreferenceDestroy(pref);
+	if (lc) cublasLtMatrixLayoutDestroy(lc);
+	if (lb) cublasLtMatrixLayoutDestroy(lb);
+	if (la) cublasLtMatrixLayoutDestroy(la);
+	if (op) cublasLtMatmulDescDestroy(op);
+	return rc;
+}
+
+int tf_cuda_gemm(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate)
+{
+	if (n <= 0)
+		return 0;
+	if (gemm_init() < 0)
+		return -1;
+	if (w->fmt == TF_BF16 && ((uintptr_t)w->data & 15) == 0)
+		return lt_matmul((const uint16_t *)w->data, w->rows, w->cols, x, n, y, w->rows, accumulate);
+	/* slices of a multiple of 64 rows keep y + r0 aligned for cuBLASLt */
+	int64_t slice = SCRATCH_ELEMS / w->cols / 64 * 64;
+	if (slice < 64)
+		return tf_err("weight rows of %lld columns are too long for the GPU prompt path", (long long)w->cols);
+	for (int64_t r0 = 0; r0 < w->rows; r0 += slice) {
+		int64_t R = w->rows - r0 < slice ? w->rows - r0 : slice;
+		if (tf_cuda_dequant(w, r0, R, scratch) < 0 ||
+		    lt_matmul(scratch, R, w->cols, x, n, y + r0, w->rows, accumulate) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,68 @@
+/* norm.cu: a block per row; the sum of squares is a fixed-order block sum,
+ * so a row's result does not depend on the other rows of the call */
+#include "common.cuh"
+#include "norm.cuh"
+
+__global__ void rmsnorm_f32(const float *__restrict__ x, const float *__restrict__ w, int d, float eps,
+			    float *y32, uint16_t *__restrict__ y16)
+{
+	__shared__ float sh[32];
+	const int64_t row = blockIdx.x;
+	const float *xr = x + row * d;
+	float ss = 0;
+
+	for (int i = threadIdx.x; i < d; i += blockDim.x)
+		ss += xr[i] * xr[i];
+	ss = block_sum(ss, sh);
+	const float inv = 1.0f / sqrtf(ss / (float)d + eps);
+	for (int i = threadIdx.x; i < d; i += blockDim.x) {
+		float v = xr[i] * inv * w[i];
+		if (y16)
+			y16[row * d + i] = f2bf(v);
+		if (y32)
+			y32[row * d + i] = v;
+	}
+}
+
+__global__ void gated_norm_f32(const float *__restrict__ o, const float *__restrict__ z,
+			       const float *__restrict__ w, int d, float eps, uint16_t *__restrict__ y)
+{
+	__shared__ float sh[32];
+	const int64_t row = blockIdx.x;
+	const float *orow = o + row * d, *zrow = z + row * d;
+	float ss = 0;
+
+	for (int i = threadIdx.x; i < d; i += blockDim.x)
+		ss += orow[i] * orow[i];
+	ss = block_sum(ss, sh);
+	const float inv = 1.0f / sqrtf(ss / (float)d + eps);
+	for (int i = threadIdx.x; i < d; i += blockDim.x)
+		y[row * d + i] = f2bf(orow[i] * inv * w[i] * silu(zrow[i]));
+}
+
+static int threads_for(int d)
+{
+	int t = 32;
+	while (t < d && t < 1024)
+		t *= 2;
+	return t;
+}
+
+int tf_cuda_rmsnorm(const float *x, const float *w, int n, int d, float eps, float *y32, uint16_t *y16)
+{
+	if (n <= 0)
+		return 0;
+	rmsnorm_f32<<<n, threads_for(d), 0, tf_cuda_stream_get()>>>(x, w, d, eps, y32, y16);
+	LAUNCH_CHECK();
+	return 0;
+}
+
+int tf_cuda_gated_norm(const float *o, const float *z, const float *w, int rows, int d, float eps,
+		       uint16_t *y16)
+{
+	if (rows <= 0)
+		return 0;
+	gated_norm_f32<<<rows, threads_for(d), 0, tf_cuda_stream_get()>>>(o, z, w, d, eps, y16);
+	LAUNCH_CHECK();
+	return 0;
+}

@@ -1,0 +1,253 @@
+/* forward_cuda.c: the decoder stack on the GPU, one launch per step of the
+ * math (qwen35-spec section 3; the same order as forward.c) */
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "gpu.h"
+
+#ifndef TF_CUDA
+
+int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx)
+{
+	return tf_err("built without CUDA");
+}
+
+int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
+{
+	return tf_err("built without CUDA");
+}
+
+#else
+
+#include "act.cuh"
+#include "attn.cuh"
+#include "conv.cuh"
+#include "embed.cuh"
+#include "gemm.cuh"
+#include "gemv.cuh"
+#include "gdn.cuh"
+#include "gpu_impl.h"
+#include "norm.cuh"
+#include "rope.cuh"
+#include "sample.cuh"
+
+/* y (n, rows) [+]= x (n, cols) W^T: the row-independent decode kernel, or a
+ * cuBLASLt GEMM for prompt passes of more than a window of rows */
+static int product(const tf_weight *w, const uint16_t *x, int n, float *y, int acc, int prompt)
+{
+	if (prompt && n > GPU_WINDOW)
+		return tf_cuda_gemm(w, x, n, y, acc);
+	return tf_cuda_gemv(w, x, n, y, acc);
+}
+
+#define TRY(x) do { if ((x) < 0) return -1; } while (0)
+
+/* gated full attention; adds its output projection into the stream g->x */
+static int attention(tf_gpu_seq *g, int i, int n, int prompt)
+{
+	const tf_config *c = &g->m->c;
+	const tf_gpu_layer *l = &g->m->gpu->layer[i];
+	int D = c->head_dim, Hq = c->heads, Hkv = c->kv_heads;
+	int64_t kvr = (int64_t)Hkv * D;
+	float *k = g->kv, *v = g->kv + n * kvr;        /* (n, Hkv, D) each */
+
+	// projections: query and gate interleaved per head, keys, values
+	TRY(product(&l->q_proj, g->x16, n, g->qg, 0, prompt));
+	TRY(product(&l->k_proj, g->x16, n, k, 0, prompt));
+	TRY(product(&l->v_proj, g->x16, n, v, 0, prompt));
+	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims
+	TRY(tf_cuda_qk_norm_rope(g->qg, n, Hq, D, 2LL * Hq * D, 2 * D, l->q_norm, c->eps, c->rot_dim,
+				 c->rope_theta, g->pos));
+	TRY(tf_cuda_qk_norm_rope(k, n, Hkv, D, kvr, D, l->k_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
+	// keys and values into the cache at rows pos .. pos + n - 1
+	TRY(tf_cuda_kv_append(k, v, n, kvr, g->pos, g->k[i], g->v[i]));
+	// causal attention over the cache, gated by sigmoid(gate), to bf16
+	TRY(tf_cuda_attention(g->qg, g->k[i], g->v[i], g->pos, n, Hq, Hkv, D, g->x16));
+	// output projection, added into the residual stream
+	return product(&l->o_proj, g->x16, n, g->x, 1, prompt);
+}
+
+/* Gated DeltaNet; adds its output projection into the stream g->x */
+static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
+{
+	const tf_model *m = g->m;
+	const tf_config *c = &m->c;
+	const tf_gpu_layer *l = &m->gpu->layer[i];
+	int Hk = c->lin_k_heads, Hv = c->lin_v_heads, Dk = c->lin_k_dim, Dv = c->lin_v_dim;
+	float *mq = g->qg;      /* (n, conv_dim) before the conv */
+
+	// projections
+	TRY(product(&l->in_qkv, g->x16, n, mq, 0, prompt));
+	TRY(product(&l->in_z, g->x16, n, g->z, 0, prompt));
+	TRY(product(&l->in_b, g->x16, n, g->beta, 0, prompt));
+	TRY(product(&l->in_a, g->x16, n, g->gl, 0, prompt));
+	// causal conv with SiLU over q, k and v channels (updates the conv state)
+	TRY(tf_cuda_conv(l->conv, g->conv[i], mq, n, m->conv_dim, c->conv_k, g->qkv));
+	// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias)
+	TRY(tf_cuda_gdn_prep(g->qkv, g->beta, g->gl, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
+	// the delta rule per value head (updates the recurrent state)
+	TRY(tf_cuda_gdn_step(g->qkv, g->beta, g->gl, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
+	// gated RMSNorm: norm(o) * w * silu(z), per value head, to bf16
+	TRY(tf_cuda_gated_norm(g->o, g->z, l->gnorm, n * Hv, Dv, c->eps, g->x16));
+	// output projection, added into the residual stream
+	return product(&l->out_proj, g->x16, n, g->x, 1, prompt);
+}
+
+/* SwiGLU on the normed stream; down_proj adds into g->x */
+static int mlp(tf_gpu_seq *g, int i, int n, int prompt)
+{
+	const tf_gpu_layer *l = &g->m->gpu->layer[i];
+	int64_t I = g->m->c.inter;
+
+	TRY(product(&l->gate, g->x16, n, g->z, 0, prompt));
+	TRY(product(&l->up, g->x16, n, g->o, 0, prompt));
+	TRY(tf_cuda_swiglu(g->z, g->o, n * I, g->x16));
+	return product(&l->down, g->x16, n, g->x, 1, prompt);
+}
+
+/* n tokens (ids and first position already on the device) through every
+ * layer; the final residual stream stays in g->x */
+static int layers(tf_gpu_seq *g, int n, int prompt)
+{
+	const tf_model *m = g->m;
+	const tf_config *c = &m->c;
+	int H = c->hidden;
+
+	// embedding rows, no scaling
+	TRY(tf_cuda_embed(&m->gpu->embed, g->ids, n, g->x));
+	for (int i = 0; i < c->layers; i++) {
+		const tf_gpu_layer *l = &m->gpu->layer[i];
+		// token mixer on the normed stream, residual add
+		TRY(tf_cuda_rmsnorm(g->x, l->in_norm, n, H, c->eps, NULL, g->x16));
+		TRY(c->full[i] ? attention(g, i, n, prompt) : deltanet(g, i, n, prompt));
+		// feed-forward on the normed stream, residual add
+		TRY(tf_cuda_rmsnorm(g->x, l->post_norm, n, H, c->eps, NULL, g->x16));
+		TRY(mlp(g, i, n, prompt));
+	}
+	return 0;
+}
+
+/* logits (rows, V) of stream rows [first, first + rows), rows <= GPU_HEAD_BLOCK:
+ * final norm, then the head */
+static int head(tf_gpu_seq *g, int64_t first, int rows, int prompt)
+{
+	const tf_model *m = g->m;
+	int H = m->c.hidden;
+
+	TRY(tf_cuda_rmsnorm(g->x + first * H, m->gpu->norm, rows, H, m->c.eps, NULL, g->x16));
+	return product(&m->gpu->head, g->x16, rows, g->logits, 0, prompt);
+}
+
+/* puts ids and the first position of a pass on the device */
+static int stage(tf_gpu_seq *g, const int32_t *ids, int n, int64_t pos)
+{
+	memcpy(g->h_ids, ids, 4 * (size_t)n);
+	*g->h_pos = pos;
+	TRY(tf_cuda_upload_async(g->ids, g->h_ids, 4 * (size_t)n));
+	return tf_cuda_upload_async(g->pos, g->h_pos, 8);
+}
+
+/* A window of n <= 16 rows: layers, then no logits (want 0), the last row's
+ * (1) or every row's (2), copied to h_logits; captured once per (n, want)
+ * and replayed, since every input it reads is on the device. */
+static int window(tf_gpu_seq *g, int n, int want)
+{
+	tf_cuda_graph **gr = &g->graph[n][want];
+	int64_t V = g->m->c.vocab;
+
+	if (!*gr) {
+		int rows = want == 2 ? n : 1;
+		TRY(tf_cuda_capture_begin());
+		if (layers(g, n, 0) < 0 || (want && head(g, want == 2 ? 0 : n - 1, rows, 0) < 0) ||
+		    (want && tf_cuda_download_async(g->h_logits, g->logits, 4 * rows * V) < 0)) {
+			tf_cuda_graph *junk;
+			char msg[1024];
+			snprintf(msg, sizeof msg, "%s", tf_errmsg());
+			tf_cuda_capture_end(&junk);
+			tf_cuda_graph_free(junk);
+			return tf_err("%s", msg);
+		}
+		TRY(tf_cuda_capture_end(gr));
+	}
+	return tf_cuda_graph_run(*gr);
+}
+
+int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx)
+{
+	tf_gpu_seq *g = st->gpu;
+	int64_t V = g->m->c.vocab;
+	int last = flags & TF_FWD_LAST, prompt = (flags & TF_FWD_CHUNKED) && n > GPU_WINDOW;
+	int64_t step = prompt ? g->rows : GPU_WINDOW;
+
+	TRY(tf_gpu_reserve(g, st->pos + n));
+	for (int64_t r0 = 0; r0 < n; r0 += step) {
+		int rows = (int)(n - r0 < step ? n - r0 : step);
+		int has_last = r0 + rows == n;
+		/* which logits this pass hands over */
+		int want = !fn ? 0 : !last ? 2 : has_last ? 1 : 0;
+
+		TRY(stage(g, ids + r0, rows, st->pos + r0));
+		if (!prompt) {
+			TRY(window(g, rows, want));
+			TRY(tf_cuda_sync());
+			if (want && fn(ctx, want == 2 ? r0 : n - 1, want == 2 ? rows : 1, g->h_logits) < 0)
+				return -1;
+			continue;
+		}
+		TRY(layers(g, rows, 1));
+		if (want) {
+			int64_t first = want == 2 ? 0 : rows - 1;
+			for (int64_t b = first; b < rows; b += GPU_HEAD_BLOCK) {
+				int hr = (int)(rows - b < GPU_HEAD_BLOCK ? rows - b : GPU_HEAD_BLOCK);
+				TRY(head(g, b, hr, 1));
+				TRY(tf_cuda_download_async(g->h_logits, g->logits, 4 * hr * V));
+				TRY(tf_cuda_sync());
+				if (fn(ctx, r0 + b, hr, g->h_logits) < 0)
+					return -1;
+			}
+		}
+	}
+	TRY(tf_cuda_sync());
+	st->pos += n;
+	return 0;
+}
+
+/* one decode step with the next id drawn on the device: only 4 bytes come
+ * back instead of a row of logits */
+int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
+{
+	tf_gpu_seq *g = st->gpu;
+	tf_cuda_graph **gr = &g->graph[0][s->temp > 0 ? 2 : 1];
+	int V = g->m->c.vocab;
+
+	TRY(tf_gpu_reserve(g, st->pos + 1));
+	if (s->temp > 0) {
+		*g->h_u = tf_sample_uniform(s);
+		TRY(tf_cuda_upload_async(g->u, g->h_u, 8));
+	}
+	TRY(stage(g, &id, 1, st->pos));
+	/* graph[0] is free (no window has 0 rows): the draw steps live there */
+	if (!*gr) {
+		TRY(tf_cuda_capture_begin());
+		if (layers(g, 1, 0) < 0 || head(g, 0, 1, 0) < 0 ||
+		    (s->temp > 0 ? tf_cuda_sample(g->logits, 1, V, s->temp, g->u, g->draw)
+				 : tf_cuda_argmax(g->logits, 1, V, g->draw)) < 0 ||
+		    tf_cuda_download_async(g->h_draw, g->draw, 4) < 0) {
+			tf_cuda_graph *junk;
+			char msg[1024];
+			snprintf(msg, sizeof msg, "%s", tf_errmsg());
+			tf_cuda_capture_end(&junk);
+			tf_cuda_graph_free(junk);
+			return tf_err("%s", msg);
+		}
+		TRY(tf_cuda_capture_end(gr));
+	}
+	TRY(tf_cuda_graph_run(*gr));
+	TRY(tf_cuda_sync());
+	*next = *g->h_draw;
+	st->pos += 1;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * gpu.h: running a model on the CUDA device.
+ *
+ * tf_gpu_attach() copies every weight of an opened model into one device
+ * arena, once; after it, tf_state_new() gives sequences a device state (KV
+ * caches, conv and recurrent states, step buffers) and tf_forward_each()
+ * runs them on the GPU. The CPU remains the reference: the same calls, the
+ * same logits layout, held to it by KL and top-1 agreement.
+ *
+ * Step and window calls (up to 16 rows, no TF_FWD_CHUNKED) go through the
+ * row-independent decode kernels and are replayed from CUDA graphs, so a
+ * position's logits are bit-identical alone or in a window. Prompt calls
+ * (TF_FWD_CHUNKED, more than 16 rows) use cuBLASLt GEMMs.
+ *
+ * Without a CUDA build every function fails with "built without CUDA".
+ */
+#ifndef TF_GPU_H
+#define TF_GPU_H
+
+#include <stdint.h>
+
+#include "forward.h"
+#include "model.h"
+#include "sample.h"
+#include "state.h"
+
+typedef struct tf_gpu_seq tf_gpu_seq;
+
+/* 1 when this build has CUDA and a device is present */
+int tf_gpu_available(void);
+/* starts the device and uploads m's weights: m->gpu; -1 with a message
+ * ("model needs 17.2 GiB on the GPU, 12.1 GiB free") */
+int tf_gpu_attach(tf_model *m);
+void tf_gpu_detach(tf_model *m);
+/* bytes of weights on the device (what a decoded token reads) */
+uint64_t tf_gpu_weight_bytes(const tf_model *m);
+
+tf_gpu_seq *tf_gpu_seq_new(const tf_model *m);
+void tf_gpu_seq_reset(tf_gpu_seq *g);
+int tf_gpu_seq_copy(tf_gpu_seq *dst, const tf_gpu_seq *src, int64_t pos);
+void tf_gpu_seq_free(tf_gpu_seq *g);
+
+/* tf_forward_each on the device (st->gpu set) */
+int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx);
+/* one decode step of id whose next id is drawn on the device: greedy, or at
+ * s->temp without top-k/top-p (the one uniform draw comes from s) */
+int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next);
+
+#endif

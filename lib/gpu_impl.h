@@ -1,0 +1,71 @@
+/*
+ * gpu_impl.h: the device model and sequence, shared by gpu_model.c and
+ * forward_cuda.c only (CUDA builds). Shapes as in model.h; every pointer is
+ * device memory unless it starts with h_.
+ */
+#ifndef TF_GPU_IMPL_H
+#define TF_GPU_IMPL_H
+
+#include "gpu.h"
+#include "runtime.cuh"
+
+#define GPU_WINDOW 16           /* rows of a decode step or window */
+#define GPU_PROMPT_SLICE 1024   /* prompt rows a pass takes */
+#define GPU_HEAD_BLOCK 64       /* logits rows computed and handed over at once */
+
+typedef struct {
+	float *in_norm, *post_norm;     /* (H) norm factors */
+	tf_weight q_proj, k_proj, v_proj, o_proj;
+	float *q_norm, *k_norm;         /* (D) */
+	tf_weight in_qkv, in_z, in_b, in_a, out_proj;
+	float *conv;                    /* (conv_dim, K) */
+	float *A_log, *dt_bias;         /* (Hv) */
+	float *gnorm;                   /* (Dv) */
+	tf_weight gate, up, down;
+} tf_gpu_layer;
+
+typedef struct tf_gpu_model {
+	tf_cuda_arena arena;            /* every weight below lives here */
+	uint64_t bytes;
+	tf_weight embed, head;          /* head == embed when tied */
+	float *norm;                    /* (H) */
+	tf_gpu_layer *layer;            /* (L) */
+} tf_gpu_model;
+
+struct tf_gpu_seq {
+	const tf_model *m;
+	int64_t cap;                    /* positions the KV caches hold */
+	float **k, **v;                 /* per full layer: (cap, Hkv, D) */
+	float **conv;                   /* per DeltaNet layer: (K-1, conv_dim) */
+	float **S;                      /* per DeltaNet layer: (Hv, Dk, Dv) fp32 */
+
+	/* a pass's inputs, read on the device so captured steps replay them */
+	int32_t *ids;                   /* (rows) */
+	int64_t *pos;                   /* position of the pass's first row */
+	double *u;                      /* the uniform draw of a sampled step */
+	int32_t *draw;                  /* the drawn id */
+	int32_t *h_ids;                 /* page-locked staging of the above */
+	int64_t *h_pos;
+	double *h_u;
+	int32_t *h_draw;
+	float *h_logits;                /* (GPU_HEAD_BLOCK, V) */
+
+	/* activations for up to `rows` tokens */
+	int64_t rows;
+	float *x;                       /* (rows, H) residual stream */
+	uint16_t *x16;                  /* (rows, max(H, Hq*D, Hv*Dv, I)) bf16 input of a product */
+	float *qg;                      /* (rows, Hq, 2, D) query and gate; (rows, conv_dim) pre-conv */
+	float *kv;                      /* (2, rows, Hkv, D) new keys, then values */
+	float *qkv;                     /* (rows, conv_dim) after conv */
+	float *z;                       /* (rows, Hv*Dv) output gate; (rows, I) MLP gate */
+	float *beta, *gl;               /* (rows, Hv) */
+	float *o;                       /* (rows, Hv*Dv) delta-rule output; (rows, I) MLP up */
+	float *logits;                  /* (GPU_HEAD_BLOCK, V) */
+
+	/* captured steps: [rows][0 no logits, 1 last row, 2 every row] */
+	tf_cuda_graph *graph[GPU_WINDOW + 1][3];
+};
+
+int tf_gpu_reserve(tf_gpu_seq *g, int64_t need);
+
+#endif

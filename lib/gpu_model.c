@@ -1,0 +1,308 @@
+/* gpu_model.c: the model's weights in one device arena, and each
+ * sequence's device state (caches, step buffers, captured steps) */
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "gpu.h"
+
+#ifndef TF_CUDA
+
+int tf_gpu_available(void) { return 0; }
+int tf_gpu_attach(tf_model *m) { return tf_err("this build has no CUDA support (nvcc was not found)"); }
+void tf_gpu_detach(tf_model *m) { }
+uint64_t tf_gpu_weight_bytes(const tf_model *m) { return 0; }
+tf_gpu_seq *tf_gpu_seq_new(const tf_model *m) { tf_err("built without CUDA"); return NULL; }
+void tf_gpu_seq_reset(tf_gpu_seq *g) { }
+int tf_gpu_seq_copy(tf_gpu_seq *dst, const tf_gpu_seq *src, int64_t pos) { return tf_err("built without CUDA"); }
+void tf_gpu_seq_free(tf_gpu_seq *g) { }
+
+#else
+
+#include "gpu_impl.h"
+
+int tf_gpu_available(void)
+{
+	return tf_cuda_count() > 0;
+}
+
+/* ---- weights ---- */
+
+static uint64_t vec_bytes(int64_t n)
+{
+	return (4 * n + 255) & ~(uint64_t)255;
+}
+
+/* bytes of every weight and vector of the model, as the arena lays them out */
+static uint64_t model_bytes(const tf_model *m)
+{
+	const tf_config *c = &m->c;
+	uint64_t b = tf_cuda_weight_bytes(&m->embed) + vec_bytes(c->hidden);
+	int64_t D = c->head_dim;
+
+	if (m->head.data != m->embed.data)
+		b += tf_cuda_weight_bytes(&m->head);
+	for (int i = 0; i < c->layers; i++) {
+		const tf_layer *l = &m->layer[i];
+		b += 2 * vec_bytes(c->hidden);
+		b += tf_cuda_weight_bytes(&l->gate) + tf_cuda_weight_bytes(&l->up) + tf_cuda_weight_bytes(&l->down);
+		if (l->full)
+			b += tf_cuda_weight_bytes(&l->q_proj) + tf_cuda_weight_bytes(&l->k_proj) +
+			     tf_cuda_weight_bytes(&l->v_proj) + tf_cuda_weight_bytes(&l->o_proj) + 2 * vec_bytes(D);
+		else
+			b += tf_cuda_weight_bytes(&l->in_qkv) + tf_cuda_weight_bytes(&l->in_z) +
+			     tf_cuda_weight_bytes(&l->in_b) + tf_cuda_weight_bytes(&l->in_a) +
+			     tf_cuda_weight_bytes(&l->out_proj) + vec_bytes((int64_t)m->conv_dim * c->conv_k) +
+			     2 * vec_bytes(c->lin_v_heads) + vec_bytes(c->lin_v_dim);
+	}
+	return b;
+}
+
+static int up_vec(tf_cuda_arena *a, const float *h, int64_t n, float **out)
+{
+	*out = tf_cuda_arena_take(a, 4 * n);
+	return *out ? tf_cuda_upload(*out, h, 4 * n) : -1;
+}
+
+static int up_w(tf_cuda_arena *a, const tf_weight *h, tf_weight *d)
+{
+	return tf_cuda_weight_upload(a, h, d);
+}
+
+static int upload(tf_gpu_model *g, const tf_model *m)
+{
+	const tf_config *c = &m->c;
+	tf_cuda_arena *a = &g->arena;
+	int64_t D = c->head_dim;
+
+	if (up_w(a, &m->embed, &g->embed) || up_vec(a, m->norm, c->hidden, &g->norm))
+		return -1;
+	if (m->head.data == m->embed.data)
+		g->head = g->embed;
+	else if (up_w(a, &m->head, &g->head))
+		return -1;
+	for (int i = 0; i < c->layers; i++) {
+		const tf_layer *l = &m->layer[i];
+		tf_gpu_layer *d = &g->layer[i];
+		if (up_vec(a, l->in_norm, c->hidden, &d->in_norm) || up_vec(a, l->post_norm, c->hidden, &d->post_norm) ||
+		    up_w(a, &l->gate, &d->gate) || up_w(a, &l->up, &d->up) || up_w(a, &l->down, &d->down))
+			return -1;
+		if (l->full) {
+			if (up_w(a, &l->q_proj, &d->q_proj) || up_w(a, &l->k_proj, &d->k_proj) ||
+			    up_w(a, &l->v_proj, &d->v_proj) || up_w(a, &l->o_proj, &d->o_proj) ||
+			    up_vec(a, l->q_norm, D, &d->q_norm) || up_vec(a, l->k_norm, D, &d->k_norm))
+				return -1;
+		} else if (up_w(a, &l->in_qkv, &d->in_qkv) || up_w(a, &l->in_z, &d->in_z) ||
+			   up_w(a, &l->in_b, &d->in_b) || up_w(a, &l->in_a, &d->in_a) ||
+			   up_w(a, &l->out_proj, &d->out_proj) ||
+			   up_vec(a, l->conv, (int64_t)m->conv_dim * c->conv_k, &d->conv) ||
+			   up_vec(a, l->A_log, c->lin_v_heads, &d->A_log) ||
+			   up_vec(a, l->dt_bias, c->lin_v_heads, &d->dt_bias) ||
+			   up_vec(a, l->gnorm, c->lin_v_dim, &d->gnorm)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int tf_gpu_attach(tf_model *m)
+{
+	tf_gpu_model *g;
+
+	if (m->gpu)
+		return 0;
+	if (tf_cuda_init() < 0)
+		return -1;
+	g = tf_calloc(1, sizeof *g);
+	g->layer = tf_calloc(m->c.layers, sizeof *g->layer);
+	g->bytes = model_bytes(m);
+	if (tf_cuda_arena_open(&g->arena, g->bytes, "model") < 0 || upload(g, m) < 0) {
+		tf_cuda_arena_close(&g->arena);
+		free(g->layer);
+		free(g);
+		return -1;
+	}
+	m->gpu = g;
+	return 0;
+}
+
+void tf_gpu_detach(tf_model *m)
+{
+	tf_gpu_model *g = m->gpu;
+
+	if (!g)
+		return;
+	tf_cuda_arena_close(&g->arena);
+	free(g->layer);
+	free(g);
+	m->gpu = NULL;
+}
+
+uint64_t tf_gpu_weight_bytes(const tf_model *m)
+{
+	return m->gpu ? m->gpu->bytes : 0;
+}
+
+/* ---- sequences ---- */
+
+static int64_t kv_row(const tf_model *m)
+{
+	return (int64_t)m->c.kv_heads * m->c.head_dim;
+}
+
+static void drop_graphs(tf_gpu_seq *g)
+{
+	for (int n = 0; n <= GPU_WINDOW; n++)
+		for (int k = 0; k < 3; k++) {
+			tf_cuda_graph_free(g->graph[n][k]);
+			g->graph[n][k] = NULL;
+		}
+}
+
+/* scratch for up to `rows` tokens at once */
+static int scratch(tf_gpu_seq *g, int64_t rows)
+{
+	const tf_model *m = g->m;
+	const tf_config *c = &m->c;
+	int64_t H = c->hidden, I = c->inter, C = m->conv_dim, vd = (int64_t)c->lin_v_heads * c->lin_v_dim;
+	int64_t qd = 2LL * c->heads * c->head_dim, ad = (int64_t)c->heads * c->head_dim, V = c->vocab;
+	int64_t head = rows < GPU_HEAD_BLOCK ? rows : GPU_HEAD_BLOCK;
+	/* one bf16 buffer serves every product's input: the widest one */
+	int64_t w16 = H > ad ? H : ad;
+
+	if (vd > w16) w16 = vd;
+	if (I > w16) w16 = I;
+#define TAKE(p, n) (((p) = tf_cuda_alloc((n), "the step buffers")) ? 0 : -1)
+	if (TAKE(g->x, 4 * rows * H) || TAKE(g->x16, 2 * rows * w16) ||
+	    TAKE(g->qg, 4 * rows * (qd > C ? qd : C)) || TAKE(g->kv, 8 * rows * kv_row(m)) ||
+	    TAKE(g->qkv, 4 * rows * C) || TAKE(g->z, 4 * rows * (vd > I ? vd : I)) ||
+	    TAKE(g->beta, 4 * rows * c->lin_v_heads) || TAKE(g->gl, 4 * rows * c->lin_v_heads) ||
+	    TAKE(g->o, 4 * rows * (vd > I ? vd : I)) || TAKE(g->logits, 4 * head * V))
+		return -1;
+#undef TAKE
+	g->h_logits = tf_cuda_host_alloc(4 * head * V);
+	return g->h_logits ? 0 : -1;
+}
+
+tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
+{
+	const tf_config *c = &m->c;
+	tf_gpu_seq *g = tf_calloc(1, sizeof *g);
+	int L = c->layers;
+
+	g->m = m;
+	g->rows = GPU_PROMPT_SLICE;
+	g->k = tf_calloc(L, sizeof *g->k);
+	g->v = tf_calloc(L, sizeof *g->v);
+	g->conv = tf_calloc(L, sizeof *g->conv);
+	g->S = tf_calloc(L, sizeof *g->S);
+	for (int i = 0; i < L; i++)
+		if (!c->full[i]) {
+			g->conv[i] = tf_cuda_alloc(4 * (int64_t)(c->conv_k - 1) * m->conv_dim, "the recurrent state");
+			g->S[i] = tf_cuda_alloc(4 * (int64_t)c->lin_v_heads * c->lin_k_dim * c->lin_v_dim,
+						"the recurrent state");
+			if (!g->conv[i] || !g->S[i])
+				goto fail;
+		}
+	g->ids = tf_cuda_alloc(4 * GPU_PROMPT_SLICE, "the step buffers");
+	g->pos = tf_cuda_alloc(8, "the step buffers");
+	g->u = tf_cuda_alloc(8, "the step buffers");
+	g->draw = tf_cuda_alloc(4, "the step buffers");
+	g->h_ids = tf_cuda_host_alloc(4 * GPU_PROMPT_SLICE);
+	g->h_pos = tf_cuda_host_alloc(8);
+	g->h_u = tf_cuda_host_alloc(8);
+	g->h_draw = tf_cuda_host_alloc(4);
+	if (!g->ids || !g->pos || !g->u || !g->draw || !g->h_ids || !g->h_pos || !g->h_u || !g->h_draw ||
+	    scratch(g, g->rows) < 0)
+		goto fail;
+	tf_gpu_seq_reset(g);
+	return g;
+fail:
+	tf_gpu_seq_free(g);
+	return NULL;
+}
+
+void tf_gpu_seq_reset(tf_gpu_seq *g)
+{
+	const tf_config *c = &g->m->c;
+
+	for (int i = 0; i < c->layers; i++)
+		if (!c->full[i]) {
+			tf_cuda_zero(g->conv[i], 4 * (int64_t)(c->conv_k - 1) * g->m->conv_dim);
+			tf_cuda_zero(g->S[i], 4 * (int64_t)c->lin_v_heads * c->lin_k_dim * c->lin_v_dim);
+		}
+}
+
+int tf_gpu_reserve(tf_gpu_seq *g, int64_t need)
+{
+	const tf_model *m = g->m;
+	int64_t cap = g->cap ? g->cap : 256, row = kv_row(m);
+
+	if (need <= g->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	for (int i = 0; i < m->c.layers; i++)
+		if (m->c.full[i]) {
+			float *k = tf_cuda_alloc(4 * cap * row, "the KV cache"), *v = tf_cuda_alloc(4 * cap * row, "the KV cache");
+			if (!k || !v || (g->cap && (tf_cuda_copy(k, g->k[i], 4 * g->cap * row) < 0 ||
+						     tf_cuda_copy(v, g->v[i], 4 * g->cap * row) < 0))) {
+				tf_cuda_free(k);
+				tf_cuda_free(v);
+				return -1;
+			}
+			tf_cuda_sync();
+			tf_cuda_free(g->k[i]);
+			tf_cuda_free(g->v[i]);
+			g->k[i] = k;
+			g->v[i] = v;
+		}
+	g->cap = cap;
+	drop_graphs(g);         /* they point at the old caches */
+	return 0;
+}
+
+int tf_gpu_seq_copy(tf_gpu_seq *dst, const tf_gpu_seq *src, int64_t pos)
+{
+	const tf_model *m = src->m;
+	const tf_config *c = &m->c;
+
+	if (tf_gpu_reserve(dst, pos) < 0)
+		return -1;
+	for (int i = 0; i < c->layers; i++) {
+		if (c->full[i]) {
+			if (tf_cuda_copy(dst->k[i], src->k[i], 4 * pos * kv_row(m)) < 0 ||
+			    tf_cuda_copy(dst->v[i], src->v[i], 4 * pos * kv_row(m)) < 0)
+				return -1;
+		} else if (tf_cuda_copy(dst->conv[i], src->conv[i], 4 * (int64_t)(c->conv_k - 1) * m->conv_dim) < 0 ||
+			   tf_cuda_copy(dst->S[i], src->S[i],
+					4 * (int64_t)c->lin_v_heads * c->lin_k_dim * c->lin_v_dim) < 0) {
+			return -1;
+		}
+	}
+	return tf_cuda_sync();
+}
+
+void tf_gpu_seq_free(tf_gpu_seq *g)
+{
+	if (!g)
+		return;
+	tf_cuda_sync();
+	drop_graphs(g);
+	for (int i = 0; i < g->m->c.layers; i++) {
+		tf_cuda_free(g->k[i]);
+		tf_cuda_free(g->v[i]);
+		tf_cuda_free(g->conv[i]);
+		tf_cuda_free(g->S[i]);
+	}
+	free(g->k); free(g->v); free(g->conv); free(g->S);
+	tf_cuda_free(g->ids); tf_cuda_free(g->pos); tf_cuda_free(g->u); tf_cuda_free(g->draw);
+	tf_cuda_host_free(g->h_ids); tf_cuda_host_free(g->h_pos); tf_cuda_host_free(g->h_u);
+	tf_cuda_host_free(g->h_draw); tf_cuda_host_free(g->h_logits);
+	tf_cuda_free(g->x); tf_cuda_free(g->x16); tf_cuda_free(g->qg); tf_cuda_free(g->kv);
+	tf_cuda_free(g->qkv); tf_cuda_free(g->z); tf_cuda_free(g->beta); tf_cuda_free(g->gl);
+	tf_cuda_free(g->o); tf_cuda_free(g->logits);
+	free(g);
+}
+
+#endif
