@@ -5,7 +5,7 @@
       writes DIR/a.f32 and DIR/b.f32 (bare float32 rows) and DIR/ids.txt
       (targets: one sequence of each length L), chosen to hold bit-equal
       rows, argmax ties, top-1 disagreements and a row shifted by +1000
-  gate-oracle.py figures A.f32 [B.f32] --cols V [--targets IDS] > expect.json
+  gate-oracle.py figures A.f32 [B.f32] --cols V [--targets IDS] [--hash] > expect.json
       the figures tf-gate --json reports, from the raw rows
   gate-oracle.py check EXPECT.json GOT.json
       exit 0 when every figure in EXPECT matches GOT: counts and max abs
@@ -38,7 +38,7 @@ def log_softmax(x):
     return x - m - np.log(np.exp(x - m).sum(axis=1, keepdims=True))
 
 
-def figures(a32, b32, targets):
+def figures(a32, b32, targets, hashes):
     rows, cols = a32.shape
     out = {"rows": rows, "cols": cols}
     a = a32.astype(np.float64)
@@ -62,11 +62,12 @@ def figures(a32, b32, targets):
             "top1": float(top1.mean()),
             "top1_rows": int(top1.sum()),
         })
-        out["row_sha256"] = [
-            {"row": r, "sha256_a": hashlib.sha256(a32[r].tobytes()).hexdigest(),
-             "sha256_b": hashlib.sha256(b32[r].tobytes()).hexdigest(), "equal": equal[r]}
-            for r in range(rows)]
-    else:
+        if hashes:
+            out["row_sha256"] = [
+                {"row": r, "sha256_a": hashlib.sha256(a32[r].tobytes()).hexdigest(),
+                 "sha256_b": hashlib.sha256(b32[r].tobytes()).hexdigest(), "equal": equal[r]}
+                for r in range(rows)]
+    elif hashes:
         out["row_sha256"] = [
             {"row": r, "sha256_a": hashlib.sha256(a32[r].tobytes()).hexdigest()} for r in range(rows)]
     if targets is not None:
@@ -153,6 +154,7 @@ def main():
     f.add_argument("b", nargs="?")
     f.add_argument("--cols", type=int, required=True)
     f.add_argument("--targets")
+    f.add_argument("--hash", action="store_true")
     c = sub.add_parser("check")
     c.add_argument("expect")
     c.add_argument("got")
@@ -163,7 +165,7 @@ def main():
         a = np.fromfile(args.a, dtype="<f4").reshape(-1, args.cols)
         b = np.fromfile(args.b, dtype="<f4").reshape(-1, args.cols) if args.b else None
         t = read_ids(args.targets) if args.targets else None
-        json.dump(figures(a, b, t), sys.stdout)
+        json.dump(figures(a, b, t, args.hash), sys.stdout)
         print()
     else:
         sys.exit(check(args))
