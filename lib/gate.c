@@ -324,15 +324,12 @@ static int report_json(gate *g)
 	if (g->o->targets) {
 		set(o, "targets", json_string(g->o->targets));
 		set(o, "scored_rows", json_integer(c->scored));
+		set(o, "nll_a", num(c->nll_a / c->scored));
+		set(o, "ppl_a", num(tf_cmp_ppl_a(c)));
 		if (g->two) {
-			set(o, "nll_a", num(c->nll_a / c->scored));
-			set(o, "ppl_a", num(tf_cmp_ppl_a(c)));
 			set(o, "nll_b", num(c->nll_b / c->scored));
 			set(o, "ppl_b", num(tf_cmp_ppl_b(c)));
 			set(o, "ppl_diff_pct", num(ppl_diff_pct(c)));
-		} else {
-			set(o, "nll", num(c->nll_a / c->scored));
-			set(o, "ppl", num(tf_cmp_ppl_a(c)));
 		}
 	}
 	for (int i = 0; i < g->nck; i++) {

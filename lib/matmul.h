@@ -16,9 +16,7 @@ void tf_matmul(const tf_weight *w, const float *x, int64_t n, float *y);
 /* out (cols) = row id of W, dequantized (embedding lookup) */
 void tf_embed(const tf_weight *w, int64_t id, float *out);
 
-/* per format kernels: rows [r0, r1) of y for all n inputs */
-void tf_mm_float(const tf_weight *w, const float *x, int64_t n, float *y, int64_t r0, int64_t r1);
-void tf_mm_affine(const tf_weight *w, const float *x, int64_t n, float *y, int64_t r0, int64_t r1);
-void tf_mm_sign1(const tf_weight *w, const float *x, int64_t n, float *y, int64_t r0, int64_t r1);
+/* sum of a[i]*b[i] in the fixed order every product in libtf uses */
+float tf_dot(const float *a, const float *b, int64_t n);
 
 #endif

@@ -87,7 +87,7 @@ def figures(a32, b32, targets, hashes):
                         "nll_b": float(np.mean(nll_b)), "ppl_b": pb,
                         "ppl_diff_pct": 100 * (pb - pa) / pa})
         else:
-            out.update({"nll": float(np.mean(nll_a)), "ppl": math.exp(np.mean(nll_a))})
+            out.update({"nll_a": float(np.mean(nll_a)), "ppl_a": math.exp(np.mean(nll_a))})
     return out
 
 
