@@ -34,6 +34,20 @@ __global__ void fill_bf16(uint16_t *p, uint64_t n, float scale, uint64_t seed)
 	}
 }
 
+__global__ void fill_f32(float *p, uint64_t n, float v)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+	     i += (uint64_t)gridDim.x * blockDim.x)
+		p[i] = v;
+}
+
+int tf_cuda_fill_f32(float *p, uint64_t n, float v)
+{
+	fill_f32<<<tf_cuda_sms() * 4, 256, 0, tf_cuda_stream_get()>>>(p, n, v);
+	LAUNCH_CHECK();
+	return 0;
+}
+
 int tf_cuda_fill_bits(void *p, uint64_t bytes, uint64_t seed)
 {
 	uint64_t n = bytes / 8;

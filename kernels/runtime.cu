@@ -82,6 +82,24 @@ uint64_t tf_cuda_free_bytes(void)
 	return fr;
 }
 
+/* "17.2 GiB", or MiB below one GiB */
+static const char *size_str(char *buf, size_t n, uint64_t bytes)
+{
+	if (bytes >= GiB)
+		snprintf(buf, n, "%.1f GiB", bytes / GiB);
+	else
+		snprintf(buf, n, "%.1f MiB", bytes / (1024.0 * 1024.0));
+	return buf;
+}
+
+static int no_room(const char *what, uint64_t bytes, uint64_t fr)
+{
+	char need[32], have[32];
+
+	return tf_err("%s needs %s on the GPU, %s free", what ? what : "this",
+		      size_str(need, sizeof need, bytes), size_str(have, sizeof have, fr));
+}
+
 void *tf_cuda_alloc(uint64_t bytes, const char *what)
 {
 	void *p = NULL;
@@ -93,8 +111,7 @@ void *tf_cuda_alloc(uint64_t bytes, const char *what)
 	if (e != cudaSuccess) {
 		cudaGetLastError();
 		if (e == cudaErrorMemoryAllocation)
-			tf_err("%s needs %.1f GiB on the GPU, %.1f GiB free", what ? what : "this",
-			       bytes / GiB, tf_cuda_free_bytes() / GiB);
+			no_room(what, bytes, tf_cuda_free_bytes());
 		else
 			tf_cuda_fail("cudaMalloc", __func__, __FILE__, __LINE__, cudaGetErrorString(e));
 		return NULL;
@@ -181,7 +198,16 @@ static uint64_t align_up(uint64_t n)
 
 int tf_cuda_arena_open(tf_cuda_arena *a, uint64_t bytes, const char *what)
 {
+	/* TF_CUDA_MEM_LIMIT: the most device memory the weights may take (a GPU
+	 * shared with other work); unset or 0: what the device has free */
+	const char *e = getenv("TF_CUDA_MEM_LIMIT");
+	uint64_t lim = e && *e ? strtoull(e, NULL, 10) : 0, fr;
+
 	memset(a, 0, sizeof *a);
+	if (lim && bytes > lim) {
+		fr = tf_cuda_free_bytes();
+		return no_room(what, bytes, fr < lim ? fr : lim);
+	}
 	a->base = (char *)tf_cuda_alloc(bytes, what);
 	if (!a->base)
 		return -1;
@@ -273,6 +299,24 @@ int tf_cuda_weight_upload(tf_cuda_arena *a, const tf_weight *host, tf_weight *de
 		if (upload_bf16(a, host->scales, host->sdtype, g, &dev->scales) < 0)
 			return -1;
 		if (host->fmt == TF_AFFINE && upload_bf16(a, host->biases, host->sdtype, g, &dev->biases) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int tf_cuda_weight_alloc(tf_cuda_arena *a, const tf_weight *shape, tf_weight *dev)
+{
+	uint64_t g = group_count(shape);
+
+	*dev = *shape;
+	dev->scales = dev->biases = NULL;
+	if (!(dev->data = tf_cuda_arena_take(a, data_bytes(shape))))
+		return -1;
+	if (g) {
+		dev->sdtype = TF_BF16;
+		if (!(dev->scales = tf_cuda_arena_take(a, 2 * g)))
+			return -1;
+		if (shape->fmt == TF_AFFINE && !(dev->biases = tf_cuda_arena_take(a, 2 * g)))
 			return -1;
 	}
 	return 0;

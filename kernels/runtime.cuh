@@ -65,6 +65,9 @@ int tf_cuda_arena_open(tf_cuda_arena *a, uint64_t bytes, const char *what);
 void *tf_cuda_arena_take(tf_cuda_arena *a, uint64_t bytes);
 void tf_cuda_arena_close(tf_cuda_arena *a);
 
+/* takes device room for a weight of w's form and shape from the arena,
+ * laid out as tf_cuda_weight_upload lays it out, without filling it */
+int tf_cuda_weight_alloc(tf_cuda_arena *a, const tf_weight *shape, tf_weight *dev);
 /* device bytes tf_cuda_weight_upload takes from an arena for w */
 uint64_t tf_cuda_weight_bytes(const tf_weight *w);
 /* copies a host weight into the arena: dev gets the same form with device

@@ -196,6 +196,8 @@ int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, 
 			continue;
 		}
 		TRY(layers(g, rows, 1));
+		if (!want)
+			TRY(tf_cuda_sync());    /* before the next slice's ids overwrite h_ids */
 		if (want) {
 			int64_t first = want == 2 ? 0 : rows - 1;
 			for (int64_t b = first; b < rows; b += GPU_HEAD_BLOCK) {

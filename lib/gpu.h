@@ -34,6 +34,10 @@ int tf_gpu_attach(tf_model *m);
 void tf_gpu_detach(tf_model *m);
 /* bytes of weights on the device (what a decoded token reads) */
 uint64_t tf_gpu_weight_bytes(const tf_model *m);
+/* puts random weights of m's shapes and forms (m->layer's tf_weight
+ * descriptors; their data may be NULL) on the device, without host copies:
+ * synthetic models of real geometries for tf-bench */
+int tf_gpu_synth(tf_model *m, uint64_t seed);
 
 tf_gpu_seq *tf_gpu_seq_new(const tf_model *m);
 void tf_gpu_seq_reset(tf_gpu_seq *g);

@@ -12,6 +12,7 @@ int tf_gpu_available(void) { return 0; }
 int tf_gpu_attach(tf_model *m) { return tf_err("this build has no CUDA support (nvcc was not found)"); }
 void tf_gpu_detach(tf_model *m) { }
 uint64_t tf_gpu_weight_bytes(const tf_model *m) { return 0; }
+int tf_gpu_synth(tf_model *m, uint64_t seed) { return tf_err("this build has no CUDA support (nvcc was not found)"); }
 tf_gpu_seq *tf_gpu_seq_new(const tf_model *m) { tf_err("built without CUDA"); return NULL; }
 void tf_gpu_seq_reset(tf_gpu_seq *g) { }
 int tf_gpu_seq_copy(tf_gpu_seq *dst, const tf_gpu_seq *src, int64_t pos) { return tf_err("built without CUDA"); }
@@ -19,6 +20,9 @@ void tf_gpu_seq_free(tf_gpu_seq *g) { }
 
 #else
 
+#include <math.h>
+
+#include "fill.cuh"
 #include "gpu_impl.h"
 
 int tf_gpu_available(void)
@@ -141,6 +145,94 @@ void tf_gpu_detach(tf_model *m)
 uint64_t tf_gpu_weight_bytes(const tf_model *m)
 {
 	return m->gpu ? m->gpu->bytes : 0;
+}
+
+/* ---- synthetic weights ---- */
+
+/* weights of about unit-variance outputs: uniform codes times a scale of
+ * about 2 / (2^B - 1) / sqrt(cols), centred by the bias */
+static int synth_w(tf_cuda_arena *a, const tf_weight *shape, tf_weight *d, uint64_t *seed)
+{
+	uint64_t n = (uint64_t)shape->rows * shape->cols;
+	float r = 1.0f / sqrtf((float)shape->cols);
+
+	if (tf_cuda_weight_alloc(a, shape, d) < 0)
+		return -1;
+	switch (d->fmt) {
+	case TF_BF16:
+		return tf_cuda_fill_bf16((uint16_t *)d->data, n, 1.7f * r, ++*seed);
+	case TF_AFFINE: {
+		uint64_t g = n / d->group;
+		float s = 2.0f / (float)((1 << d->bits) - 1) * r;
+		return tf_cuda_fill_bits((void *)d->data, n * d->bits / 8, ++*seed) ||
+		       tf_cuda_fill_bf16((uint16_t *)d->scales, g, s, ++*seed) ||
+		       tf_cuda_fill_bf16((uint16_t *)d->biases, g, r, ++*seed) ? -1 : 0;
+	}
+	case TF_SIGN1:
+		return tf_cuda_fill_bits((void *)d->data, n / 8, ++*seed) ||
+		       tf_cuda_fill_bf16((uint16_t *)d->scales, n / d->group, r, ++*seed) ? -1 : 0;
+	}
+	return tf_err("synthetic weights of form %s are not supported", tf_fmt_name(d->fmt));
+}
+
+static int synth_v(tf_cuda_arena *a, int64_t n, float v, float **out)
+{
+	*out = tf_cuda_arena_take(a, 4 * n);
+	return *out ? tf_cuda_fill_f32(*out, n, v) : -1;
+}
+
+int tf_gpu_synth(tf_model *m, uint64_t seed)
+{
+	const tf_config *c = &m->c;
+	tf_gpu_model *g;
+	tf_cuda_arena *a;
+	int64_t D = c->head_dim;
+
+	if (tf_cuda_init() < 0)
+		return -1;
+	g = tf_calloc(1, sizeof *g);
+	g->layer = tf_calloc(c->layers, sizeof *g->layer);
+	g->bytes = model_bytes(m);
+	a = &g->arena;
+	if (tf_cuda_arena_open(a, g->bytes, "model") < 0)
+		goto fail;
+	if (synth_w(a, &m->embed, &g->embed, &seed) || synth_v(a, c->hidden, 1, &g->norm))
+		goto fail;
+	if (m->head.data == m->embed.data)
+		g->head = g->embed;
+	else if (synth_w(a, &m->head, &g->head, &seed))
+		goto fail;
+	for (int i = 0; i < c->layers; i++) {
+		const tf_layer *l = &m->layer[i];
+		tf_gpu_layer *d = &g->layer[i];
+		if (synth_v(a, c->hidden, 1, &d->in_norm) || synth_v(a, c->hidden, 1, &d->post_norm) ||
+		    synth_w(a, &l->gate, &d->gate, &seed) || synth_w(a, &l->up, &d->up, &seed) ||
+		    synth_w(a, &l->down, &d->down, &seed))
+			goto fail;
+		if (l->full) {
+			if (synth_w(a, &l->q_proj, &d->q_proj, &seed) || synth_w(a, &l->k_proj, &d->k_proj, &seed) ||
+			    synth_w(a, &l->v_proj, &d->v_proj, &seed) || synth_w(a, &l->o_proj, &d->o_proj, &seed) ||
+			    synth_v(a, D, 1, &d->q_norm) || synth_v(a, D, 1, &d->k_norm))
+				goto fail;
+		} else if (synth_w(a, &l->in_qkv, &d->in_qkv, &seed) || synth_w(a, &l->in_z, &d->in_z, &seed) ||
+			   synth_w(a, &l->in_b, &d->in_b, &seed) || synth_w(a, &l->in_a, &d->in_a, &seed) ||
+			   synth_w(a, &l->out_proj, &d->out_proj, &seed) ||
+			   synth_v(a, (int64_t)m->conv_dim * c->conv_k, 0.25f, &d->conv) ||
+			   synth_v(a, c->lin_v_heads, -1.0f, &d->A_log) ||
+			   synth_v(a, c->lin_v_heads, 0.0f, &d->dt_bias) ||
+			   synth_v(a, c->lin_v_dim, 1, &d->gnorm)) {
+			goto fail;
+		}
+	}
+	if (tf_cuda_sync() < 0)
+		goto fail;
+	m->gpu = g;
+	return 0;
+fail:
+	tf_cuda_arena_close(a);
+	free(g->layer);
+	free(g);
+	return -1;
 }
 
 /* ---- sequences ---- */

@@ -13,6 +13,10 @@ TF_ROOT=$(cd "$T_DIR/.." && pwd)
 DATA=$T_DIR/data
 PATH=$TF_ROOT/bin:$TF_ROOT/t/helper:$PATH
 export PATH DATA TF_ROOT
+# the tools run on the CPU, the reference, unless a test asks for the GPU
+# with --device cuda (tf-run's default, auto, would take a GPU when present)
+TF_DEVICE=cpu
+export TF_DEVICE
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tf-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 1

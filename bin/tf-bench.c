@@ -1,0 +1,211 @@
+/*
+ * tf-bench: prompt and decode speed of models on the GPU, llama-bench style.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "err.h"
+#include "gpu.h"
+#include "model.h"
+#include "out.h"
+
+#ifdef TF_CUDA
+#include "runtime.cuh"
+#endif
+
+#define VERSION "0.1.0"
+#define MAXN 16
+
+static const char usage_text[] =
+	"usage: tf-bench [options] [MODEL...]\n"
+	"\n"
+	"Times prompt passes (ppN) and decode steps (tgN) of each MODEL (a bundle or a\n"
+	"checkpoint folder) on the GPU and prints one row per model and test, with the\n"
+	"bytes a decoded token reads and the share of the measured copy bandwidth.\n"
+	"\n"
+	"  -s, --synth NAME:FORM  also a model of a published geometry with random\n"
+	"                         weights made on the GPU: NAME qwen3.5-0.8b, -2b, -4b,\n"
+	"                         -9b or -27b; FORM bf16, qB, qBgG (MLX affine) or sign1\n"
+	"  -p, --prompt N,...     prompt lengths (default 512,4096; 0: none)\n"
+	"  -n, --gen N,...        decode lengths (default 128; 0: none)\n"
+	"  -r, --reps N           timed repetitions after a warm-up (default 3)\n"
+	"  -o, --output FMT       md (default) or json (one object a line)\n"
+	"      --json             the same as -o json\n"
+	"  -h, --help             show this help\n"
+	"  -V, --version          show the version\n";
+
+enum { OPT_JSON = 256 };
+
+static const struct option longopts[] = {
+	{ "synth", required_argument, NULL, 's' },
+	{ "prompt", required_argument, NULL, 'p' },
+	{ "gen", required_argument, NULL, 'n' },
+	{ "reps", required_argument, NULL, 'r' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 }
+};
+
+static int list(const char *s, const char *what, int *out)
+{
+	int n = 0;
+	char *end;
+
+	for (;;) {
+		long v = strtol(s, &end, 10);
+		if (end == s || v < 0 || v > 1 << 20 || (*end && *end != ','))
+			tf_usage_die("%s must be a list of counts like 512,4096, not '%s'", what, s);
+		if (n == MAXN)
+			tf_usage_die("%s: at most %d counts", what, MAXN);
+		if (v)
+			out[n++] = (int)v;
+		if (!*end)
+			return n;
+		s = end + 1;
+	}
+}
+
+/* a weight's form as the rows show it: bf16, q4g64, sign1 */
+static void form_name(const tf_weight *w, char *buf, size_t n)
+{
+	if (w->fmt == TF_AFFINE)
+		snprintf(buf, n, "q%dg%d", w->bits, w->group);
+	else
+		snprintf(buf, n, "%s", tf_fmt_name(w->fmt));
+}
+
+struct ctx {
+	int json;
+	double bw;
+	const char *dev;
+};
+
+static void row(const struct ctx *x, const char *model, const char *form, uint64_t size, const char *test, int n,
+		const tf_bench_rate *r, uint64_t tok_bytes)
+{
+	double gbs = tok_bytes ? r->mean * tok_bytes / 1e9 : 0, share = x->bw > 0 ? gbs * 1e9 / x->bw : 0;
+
+	if (x->json) {
+		printf("{\"model\": \"%s\", \"form\": \"%s\", \"size_bytes\": %llu, \"test\": \"%s\", \"n\": %d, "
+		       "\"tok_per_s\": %.2f, \"tok_per_s_sd\": %.2f, \"reps\": %d",
+		       model, form, (unsigned long long)size, test, n, r->mean, r->sd, r->reps);
+		if (tok_bytes)
+			printf(", \"bytes_per_token\": %llu, \"gb_per_s\": %.1f, \"roofline_share\": %.4f",
+			       (unsigned long long)tok_bytes, gbs, share);
+		printf(", \"copy_bw_bytes_per_s\": %.0f, \"device\": \"%s\"}\n", x->bw, x->dev);
+		return;
+	}
+	printf("| %s | %s | %.2f GiB | %s | %.2f ± %.2f |", model, form, size / (1024.0 * 1024 * 1024), test,
+	       r->mean, r->sd);
+	if (tok_bytes)
+		printf(" %.1f MB | %.0f GB/s | %.1f%% |\n", tok_bytes / 1e6, gbs, 100 * share);
+	else
+		printf(" - | - | - |\n");
+	fflush(stdout);
+}
+
+static void bench(const struct ctx *x, tf_model *m, const char *name, const char *form, const int *pp, int npp,
+		  const int *tg, int ntg, int reps)
+{
+	uint64_t size = tf_gpu_weight_bytes(m);
+	tf_bench_rate r;
+	char test[32];
+
+	for (int i = 0; i < npp; i++) {
+		if (tf_bench_pp(m, pp[i], reps, &r) < 0)
+			tf_die("%s: pp%d: %s", name, pp[i], tf_errmsg());
+		snprintf(test, sizeof test, "pp%d", pp[i]);
+		row(x, name, form, size, test, pp[i], &r, 0);
+	}
+	for (int i = 0; i < ntg; i++) {
+		if (tf_bench_tg(m, tg[i], reps, &r) < 0)
+			tf_die("%s: tg%d: %s", name, tg[i], tf_errmsg());
+		snprintf(test, sizeof test, "tg%d", tg[i]);
+		/* the steps read the weights and the state at positions 0 .. n-1:
+		 * the middle one stands for them */
+		row(x, name, form, size, test, tg[i], &r, tf_bench_token_bytes(m, tg[i] / 2));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int pp[MAXN] = { 512, 4096 }, tg[MAXN] = { 128 }, npp = 2, ntg = 1, reps = 3, c;
+	const char *synth[64];
+	int nsynth = 0;
+	struct ctx x = { 0 };
+	char dev[300] = "";
+
+	tf_prog = "tf-bench";
+	tf_out_init();
+	while ((c = getopt_long(argc, argv, "s:p:n:r:o:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (nsynth == 64)
+				tf_usage_die("at most 64 synthetic models");
+			synth[nsynth++] = optarg;
+			break;
+		case 'p': npp = list(optarg, "--prompt", pp); break;
+		case 'n': ntg = list(optarg, "--gen", tg); break;
+		case 'r':
+			reps = atoi(optarg);
+			if (reps < 1 || reps > 1000)
+				tf_usage_die("--reps must be from 1 to 1000, not '%s'", optarg);
+			break;
+		case 'o':
+			if (strcmp(optarg, "md") && strcmp(optarg, "json"))
+				tf_usage_die("--output must be md or json, not '%s'", optarg);
+			x.json = !strcmp(optarg, "json");
+			break;
+		case OPT_JSON: x.json = 1; break;
+		case 'h': fputs(usage_text, stdout); return tf_stdout_close() ? 1 : 0;
+		case 'V': printf("tf-bench %s\n", VERSION); return tf_stdout_close() ? 1 : 0;
+		default: tf_usage_die("unknown option");
+		}
+	}
+	if (optind == argc && !nsynth)
+		tf_usage_die("expected a MODEL or --synth");
+	for (int i = 0; i < nsynth; i++)
+		if (!strchr(synth[i], ':'))
+			tf_usage_die("--synth wants NAME:FORM, like qwen3.5-9b:q4g64, not '%s'", synth[i]);
+
+#ifndef TF_CUDA
+	tf_die("this build has no CUDA support (nvcc was not found)");
+#else
+	if (tf_cuda_init() < 0)
+		tf_die_err();
+	const tf_cuda_info *di = tf_cuda_device();
+	x.bw = tf_bench_copy_bw();
+	snprintf(dev, sizeof dev, "%s", di->name);
+	x.dev = dev;
+	if (!x.json) {
+		printf("device: %s, %d multiprocessors, %.1f GiB; measured copy bandwidth %.0f GB/s (read + write)\n\n",
+		       di->name, di->sms, di->mem_total / (1024.0 * 1024 * 1024), x.bw / 1e9);
+		printf("| model | form | size | test | t/s | bytes/token | GB/s | roofline |\n");
+		printf("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |\n");
+	}
+	for (int i = optind; i < argc; i++) {
+		tf_model *m = tf_model_open(argv[i]);
+		char form[32];
+		if (!m || tf_gpu_attach(m) < 0)
+			tf_die_err();
+		form_name(&m->layer[0].gate, form, sizeof form);
+		bench(&x, m, argv[i], form, pp, npp, tg, ntg, reps);
+		tf_model_close(m);
+	}
+	for (int i = 0; i < nsynth; i++) {
+		char name[128];
+		snprintf(name, sizeof name, "%.*s", (int)(strchr(synth[i], ':') - synth[i]), synth[i]);
+		tf_model *m = tf_bench_synth(name, strchr(synth[i], ':') + 1);
+		if (!m)
+			tf_die_err();
+		bench(&x, m, name, strchr(synth[i], ':') + 1, pp, npp, tg, ntg, reps);
+		tf_bench_synth_free(m);
+	}
+#endif
+	return tf_stdout_close() ? 1 : 0;
+}

@@ -1,0 +1,73 @@
+#!/bin/sh
+# tf-run on the GPU against the CPU on every t/data model: prompt and step
+# logits by KL and top-1 through tf-gate, windows of 1, 2, 3, 8 and 16 rows
+# bit-identical on the GPU, the first 32 greedy tokens, the out-of-memory
+# message.
+. "$(dirname "$0")/lib-tf.sh"
+
+if ! tf-run --device cuda $DATA/tiny-q35 </dev/null >/dev/null 2>err; then
+	grep -Eq 'no CUDA|without CUDA|no CUDA support' err && skip_all "no CUDA device"
+fi
+
+vocab() {
+	grep -o '"vocab_size": [0-9]*' $DATA/$1/config.json | grep -o '[0-9]*$'
+}
+
+# ids: 600 of the Shakespeare held-out ids (folded into the vocabulary),
+# then the model's own prompt as a second sequence
+ids() {
+	tr ' ' '\n' <$DATA/shakespeare-q35/val4096.ids | awk 'NF' | head -600 |
+		awk -v v=$(vocab $1) '{ printf "%s%d", (NR > 1 ? " " : ""), $1 % v } END { print "" }'
+	cat $DATA/$1/prompt.ids
+}
+
+# gate A B THRESHOLDS...: tf-gate's figures go to the TAP stream as comments
+gate() {
+	a=$1 b=$2
+	shift 2
+	tf-gate "$@" $a $b >gate.out 2>&1
+	rc=$?
+	sed 's/^/# /' gate.out
+	return $rc
+}
+
+for M in tiny-q35 shakespeare-q35 shakespeare-q35-1bit; do
+	ids $M >ids.$M
+	tf-run --device cpu $DATA/$M ids.$M >cpu.prompt.$M
+	tf-run --device cpu --mode step $DATA/$M ids.$M >cpu.step.$M
+
+	tf-run --device cuda $DATA/$M ids.$M >gpu.prompt.$M
+	gate cpu.prompt.$M gpu.prompt.$M --kl 1e-3 --top1 0.995
+	say_ok $? "$M: prompt mode on the GPU within KL 1e-3 and top-1 99.5% of the CPU"
+
+	tf-run --device cuda --mode step $DATA/$M ids.$M >gpu.step.$M
+	gate cpu.step.$M gpu.step.$M --kl 1e-3 --top1 0.995
+	say_ok $? "$M: step mode on the GPU within KL 1e-3 and top-1 99.5% of the CPU"
+
+	for W in 1 2 3 8 16; do
+		test_expect "$M: GPU windows of $W rows bit-identical to steps" "
+			tf-run --device cuda --window $W $DATA/$M ids.$M >gpu.w$W &&
+			tf-gate --exact gpu.step.$M gpu.w$W
+		"
+	done
+done
+
+for M in shakespeare-q35 shakespeare-q35-1bit; do
+	test_expect "$M: the first 32 greedy tokens on the GPU equal the CPU's" "
+		tf-run --device cpu -n 32 $DATA/$M $DATA/$M/prompt.ids >cpu.g &&
+		tf-run --device cuda -n 32 $DATA/$M $DATA/$M/prompt.ids >gpu.g &&
+		diff cpu.g gpu.g
+	"
+done
+
+test_expect "sampled draws on the device follow the seed" "
+	tf-run --device cuda -n 24 --temp 0.8 --seed 7 $DATA/shakespeare-q35 $DATA/shakespeare-q35/prompt.ids >s1 &&
+	tf-run --device cuda -n 24 --temp 0.8 --seed 7 $DATA/shakespeare-q35 $DATA/shakespeare-q35/prompt.ids >s2 &&
+	diff s1 s2 && test \$(wc -w <s1) -ge 1
+"
+
+test_error "weights larger than the GPU room: the need is named" tf-run \
+	"model needs [0-9.]+ MiB on the GPU, [0-9.]+ MiB free" \
+	env TF_CUDA_MEM_LIMIT=100000 tf-run --device cuda $DATA/shakespeare-q35 $DATA/shakespeare-q35/prompt.ids
+
+done_testing

@@ -1,0 +1,408 @@
+/* t9002-ops: every GPU kernel besides the decode product against the CPU
+ * code or a float64 reference, on odd shapes; rows computed alone and in
+ * windows bit-identical where the kernel promises it */
+#include "cudatest.h"
+#include "matmul.h"
+#include "ops.h"
+#include "sample.h"
+
+#ifndef TF_CUDA
+int main(void)
+{
+	skip_all("built without CUDA");
+}
+#else
+#include "act.cuh"
+#include "attn.cuh"
+#include "conv.cuh"
+#include "embed.cuh"
+#include "gdn.cuh"
+#include "gemm.cuh"
+#include "norm.cuh"
+#include "rope.cuh"
+#include "sample.cuh"
+
+static float *dev_f32(const float *h, int64_t n) { return dev_copy(h, 4 * n); }
+static float *dev_zero(int64_t n) { float *d = tf_cuda_alloc(4 * n, "test"); DIE_IF(tf_cuda_zero(d, 4 * n)); return d; }
+static float *fresh(int64_t n, float scale) { float *p = malloc(4 * n); fill_f32(p, n, scale); return p; }
+static void bf16_to_f32(const uint16_t *h, float *f, int64_t n) { for (int64_t i = 0; i < n; i++) f[i] = tf_bf16_to_f32(h[i]); }
+
+static void test_rmsnorm(void)
+{
+	static const int shapes[][2] = { { 1, 64 }, { 3, 256 }, { 118, 4097 }, { 2, 5120 } };
+	for (unsigned s = 0; s < 4; s++) {
+		int n = shapes[s][0], d = shapes[s][1];
+		float *x = fresh((int64_t)n * d, 3), *w = fresh(d, 1), *want = malloc(4 * n * d), *got = malloc(4 * n * d);
+		uint16_t *g16 = malloc(2 * n * d);
+		float *dx = dev_f32(x, (int64_t)n * d), *dw = dev_f32(w, d), *dy = dev_zero((int64_t)n * d);
+		uint16_t *d16 = tf_cuda_alloc(2 * n * d, "test");
+		char what[64];
+
+		snprintf(what, sizeof what, "rmsnorm %d x %d", n, d);
+		tf_rmsnorm(want, x, w, n, d, 1e-6f);
+		dev_poison(dy, 4 * n * d);
+		DIE_IF(tf_cuda_rmsnorm(dx, dw, n, d, 1e-6f, dy, d16));
+		dev_get(got, dy, 4 * n * d);
+		ok(close_enough(what, got, want, (int64_t)n * d, d, 1e-12, 1e-4), "%s f32 matches tf_rmsnorm", what);
+		dev_get(g16, d16, 2 * n * d);
+		bf16_to_f32(g16, got, (int64_t)n * d);
+		ok(close_enough(what, got, want, (int64_t)n * d, d, 3e-5, 1e30), "%s bf16 output is the f32 one rounded", what);
+		/* row alone vs in the batch */
+		if (n > 1) {
+			DIE_IF(tf_cuda_rmsnorm(dx + d, dw, 1, d, 1e-6f, dy, NULL));
+			float *one = malloc(4 * d);
+			dev_get(one, dy, 4 * d);
+			DIE_IF(tf_cuda_rmsnorm(dx, dw, n, d, 1e-6f, dy, NULL));
+			dev_get(got, dy, 4 * n * d);
+			ok(same_bits(what, one, got + d, d), "%s: a row alone equals it in the batch", what);
+			free(one);
+		}
+		free(x); free(w); free(want); free(got); free(g16);
+		tf_cuda_free(dx); tf_cuda_free(dw); tf_cuda_free(dy); tf_cuda_free(d16);
+	}
+}
+
+static void test_gated_norm(void)
+{
+	int rows = 3 * 48, d = 128;
+	float *o = fresh(rows * d, 2), *z = fresh(rows * d, 2), *w = fresh(d, 1), *want = malloc(4 * rows * d);
+	float *got = malloc(4 * rows * d);
+	uint16_t *g16 = malloc(2 * rows * d), *d16 = tf_cuda_alloc(2 * rows * d, "test");
+	float *dO = dev_f32(o, rows * d), *dz = dev_f32(z, rows * d), *dw = dev_f32(w, d);
+
+	tf_rmsnorm(want, o, w, rows, d, 1e-6f);
+	for (int i = 0; i < rows * d; i++)
+		want[i] *= tf_silu(z[i]);
+	DIE_IF(tf_cuda_gated_norm(dO, dz, dw, rows, d, 1e-6f, d16));
+	dev_get(g16, d16, 2 * rows * d);
+	bf16_to_f32(g16, got, rows * d);
+	ok(close_enough("gated norm 144 x 128", got, want, rows * d, d, 3e-5, 1e30), "gated norm matches the CPU to bf16");
+	free(o); free(z); free(w); free(want); free(got); free(g16);
+	tf_cuda_free(d16); tf_cuda_free(dO); tf_cuda_free(dz); tf_cuda_free(dw);
+}
+
+static void test_rope(void)
+{
+	static const int64_t poss[] = { 0, 1000, 200000 };
+	int n = 3, H = 5, D = 256, rot = 64;
+	int64_t ts = 2LL * H * D, hs = 2 * D, N = n * ts;      /* the q_proj layout: q then gate per head */
+	for (int p = 0; p < 3; p++) {
+		float *x = fresh(N, 2), *w = fresh(D, 1), *want = malloc(4 * N), *got = malloc(4 * N);
+		float *dx = dev_f32(x, N), *dw = dev_f32(w, D);
+		int64_t *dp = dev_copy(&poss[p], 8);
+		char what[64];
+
+		memcpy(want, x, 4 * N);
+		for (int t = 0; t < n; t++)
+			for (int h = 0; h < H; h++) {
+				float *v = want + t * ts + h * hs;
+				tf_rmsnorm(v, v, w, 1, D, 1e-6f);
+				tf_rope(v, rot, poss[p] + t, 1e7f);
+			}
+		DIE_IF(tf_cuda_qk_norm_rope(dx, n, H, D, ts, hs, dw, 1e-6f, rot, 1e7f, dp));
+		dev_get(got, dx, 4 * N);
+		snprintf(what, sizeof what, "q norm + rotary at %lld", (long long)poss[p]);
+		ok(close_enough(what, got, want, N, D, 1e-10, 1e-3), "%s matches tf_rmsnorm + tf_rope (gates untouched)", what);
+		free(x); free(w); free(want); free(got);
+		tf_cuda_free(dx); tf_cuda_free(dw); tf_cuda_free(dp);
+	}
+}
+
+/* double reference of gated causal attention for rows at pos0 .. pos0+n-1 */
+static void attn_ref(const float *qg, const float *kc, const float *vc, int64_t pos0, int n, int Hq, int Hkv, int D,
+		     float *out)
+{
+	for (int t = 0; t < n; t++)
+		for (int h = 0; h < Hq; h++) {
+			const float *q = qg + ((int64_t)t * Hq + h) * 2 * D, *gate = q + D;
+			int64_t len = pos0 + t + 1;
+			double *p = malloc(sizeof *p * len), mx = -1e300, sum = 0;
+			for (int64_t s = 0; s < len; s++) {
+				double dot = 0;
+				for (int d = 0; d < D; d++)
+					dot += (double)q[d] * kc[(s * Hkv + h / (Hq / Hkv)) * D + d];
+				p[s] = dot / sqrt((double)D);
+				if (p[s] > mx)
+					mx = p[s];
+			}
+			for (int64_t s = 0; s < len; s++)
+				sum += p[s] = exp(p[s] - mx);
+			for (int d = 0; d < D; d++) {
+				double a = 0;
+				for (int64_t s = 0; s < len; s++)
+					a += p[s] / sum * vc[(s * Hkv + h / (Hq / Hkv)) * D + d];
+				out[((int64_t)t * Hq + h) * D + d] = (float)(a / (1 + exp(-(double)gate[d])));
+			}
+			free(p);
+		}
+}
+
+static void test_attention(void)
+{
+	static const int cfg[][4] = { /* pos0, n, Hq/Hkv, D */ { 0, 1, 2, 64 }, { 5, 3, 4, 256 }, { 1000, 16, 6, 256 }, { 4096, 2, 2, 128 } };
+	for (unsigned c = 0; c < 4; c++) {
+		int64_t pos0 = cfg[c][0];
+		int n = cfg[c][1], Hkv = 2, Hq = Hkv * cfg[c][2], D = cfg[c][3];
+		int64_t cap = pos0 + n, kv = cap * Hkv * D, qn = (int64_t)n * Hq * 2 * D, on = (int64_t)n * Hq * D;
+		float *qg = fresh(qn, 1), *kc = fresh(kv, 1), *vc = fresh(kv, 1), *want = malloc(4 * on), *got = malloc(4 * on);
+		uint16_t *g16 = malloc(2 * on), *one16 = malloc(2 * on), *d16 = tf_cuda_alloc(2 * on, "test");
+		float *dq = dev_f32(qg, qn), *dk = dev_f32(kc, kv), *dv = dev_f32(vc, kv);
+		int64_t *dp = dev_copy(&pos0, 8);
+		char what[80];
+
+		snprintf(what, sizeof what, "attention pos %lld, %d rows, %d/%d heads, D %d", (long long)pos0, n, Hq, Hkv, D);
+		attn_ref(qg, kc, vc, pos0, n, Hq, Hkv, D, want);
+		DIE_IF(tf_cuda_attention(dq, dk, dv, dp, n, Hq, Hkv, D, d16));
+		dev_get(g16, d16, 2 * on);
+		bf16_to_f32(g16, got, on);
+		ok(close_enough(what, got, want, on, D, 3e-5, 1e30), "%s matches a float64 reference", what);
+		/* each row alone, at its own position */
+		for (int t = 0; t < n; t++) {
+			int64_t p = pos0 + t;
+			DIE_IF(tf_cuda_upload(dp, &p, 8));
+			DIE_IF(tf_cuda_attention(dq + (int64_t)t * Hq * 2 * D, dk, dv, dp, 1, Hq, Hkv, D, d16 + (int64_t)t * Hq * D));
+		}
+		dev_get(one16, d16, 2 * on);
+		ok(!memcmp(one16, g16, 2 * on), "%s: rows alone equal the window", what);
+		free(qg); free(kc); free(vc); free(want); free(got); free(g16); free(one16);
+		tf_cuda_free(d16); tf_cuda_free(dq); tf_cuda_free(dk); tf_cuda_free(dv); tf_cuda_free(dp);
+	}
+	/* appending to the cache at a device-side position */
+	{
+		int n = 3, row = 2 * 64;
+		int64_t pos = 7, cap = 16;
+		float *k = fresh(n * row, 1), *v = fresh(n * row, 1), *kc = malloc(4 * cap * row), *vc = malloc(4 * cap * row);
+		float *dk = dev_f32(k, n * row), *dv = dev_f32(v, n * row), *dkc = dev_zero(cap * row), *dvc = dev_zero(cap * row);
+		int64_t *dp = dev_copy(&pos, 8);
+		DIE_IF(tf_cuda_kv_append(dk, dv, n, row, dp, dkc, dvc));
+		dev_get(kc, dkc, 4 * cap * row);
+		dev_get(vc, dvc, 4 * cap * row);
+		ok(!memcmp(kc + pos * row, k, 4 * n * row) && !memcmp(vc + pos * row, v, 4 * n * row) && kc[pos * row - 1] == 0 &&
+		   kc[(pos + n) * row] == 0, "kv append writes rows pos .. pos+n-1 and nothing else");
+		free(k); free(v); free(kc); free(vc);
+		tf_cuda_free(dk); tf_cuda_free(dv); tf_cuda_free(dkc); tf_cuda_free(dvc); tf_cuda_free(dp);
+	}
+}
+
+static void test_conv(void)
+{
+	int n = 7, C = 1000, K = 4;
+	float *w = fresh(C * K, 1), *st = fresh((K - 1) * C, 1), *m = fresh(n * C, 1), *want = malloc(4 * n * C);
+	float *got = malloc(4 * n * C), *sgot = malloc(4 * (K - 1) * C), *swant = malloc(4 * (K - 1) * C);
+	float *ext = malloc(4 * (K - 1 + n) * C);
+	float *dw = dev_f32(w, C * K), *ds = dev_f32(st, (K - 1) * C), *dm = dev_f32(m, n * C), *dc = dev_zero(n * C);
+
+	memcpy(ext, st, 4 * (K - 1) * C);
+	memcpy(ext + (K - 1) * C, m, 4 * n * C);
+	for (int t = 0; t < n; t++)
+		for (int ch = 0; ch < C; ch++) {
+			double s = 0;
+			for (int k = 0; k < K; k++)
+				s += (double)w[ch * K + k] * ext[(t + k) * C + ch];
+			want[t * C + ch] = (float)(s / (1 + exp(-s)));
+		}
+	memcpy(swant, ext + n * C, 4 * (K - 1) * C);
+	DIE_IF(tf_cuda_conv(dw, ds, dm, n, C, K, dc));
+	dev_get(got, dc, 4 * n * C);
+	dev_get(sgot, ds, 4 * (K - 1) * C);
+	ok(close_enough("conv 7 x 1000, K 4", got, want, n * C, C, 1e-11, 1e-5), "causal conv + SiLU matches a float64 reference");
+	ok(same_bits("conv state", sgot, swant, (K - 1) * C), "conv state holds the last K-1 inputs");
+	/* token by token from the same state */
+	float *one = malloc(4 * n * C);
+	DIE_IF(tf_cuda_upload(ds, st, 4 * (K - 1) * C));
+	for (int t = 0; t < n; t++)
+		DIE_IF(tf_cuda_conv(dw, ds, dm + t * C, 1, C, K, dc + t * C));
+	dev_get(one, dc, 4 * n * C);
+	ok(same_bits("conv steps", one, got, n * C), "conv token by token equals the window");
+	free(w); free(st); free(m); free(want); free(got); free(sgot); free(swant); free(ext); free(one);
+	tf_cuda_free(dw); tf_cuda_free(ds); tf_cuda_free(dm); tf_cuda_free(dc);
+}
+
+static void test_gdn(int Hk, int Hv, int Dk, int Dv, int n)
+{
+	int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * Dv, sn = (int64_t)Hv * Dk * Dv, on = (int64_t)n * Hv * Dv;
+	float *qkv = fresh(n * C, 1), *b = fresh(n * Hv, 2), *a = fresh(n * Hv, 2), *Al = fresh(Hv, 1), *dt = fresh(Hv, 1);
+	float *S0 = fresh(sn, 0.1f), *o = malloc(4 * on), *S = malloc(4 * sn), *ogot = malloc(4 * on), *Sgot = malloc(4 * sn);
+	double *Sd = malloc(8 * sn);
+	char what[96];
+
+	snprintf(what, sizeof what, "Gated DeltaNet Hk %d Hv %d Dk %d Dv %d, %d tokens", Hk, Hv, Dk, Dv, n);
+	/* float64 reference: prep, then the recurrence */
+	for (int64_t i = 0; i < sn; i++)
+		Sd[i] = S0[i];
+	float *q2 = malloc(4 * n * C);
+	memcpy(q2, qkv, 4 * n * C);
+	for (int t = 0; t < n; t++)
+		for (int hh = 0; hh < 2 * Hk; hh++) {
+			float *x = q2 + t * C + hh * Dk;
+			double ss = 0;
+			for (int i = 0; i < Dk; i++)
+				ss += (double)x[i] * x[i];
+			double inv = 1 / sqrt(ss + 1e-6) * (hh < Hk ? 1 / sqrt((double)Dk) : 1);
+			for (int i = 0; i < Dk; i++)
+				x[i] = (float)(x[i] * inv);
+		}
+	for (int t = 0; t < n; t++)
+		for (int h = 0; h < Hv; h++) {
+			double av = (double)a[t * Hv + h] + dt[h], sp = av > 20 ? av : log1p(exp(av));
+			double g = -exp((double)Al[h]) * sp, alpha = exp(g), beta = 1 / (1 + exp(-(double)b[t * Hv + h]));
+			const float *q = q2 + t * C + (h / (Hv / Hk)) * Dk, *k = q + kd, *v = q2 + t * C + 2 * kd + (int64_t)h * Dv;
+			double *Sh = Sd + (int64_t)h * Dk * Dv;
+			for (int j = 0; j < Dv; j++) {
+				double mv = 0, op = 0;
+				for (int i = 0; i < Dk; i++)
+					mv += (Sh[i * Dv + j] *= alpha) * k[i];
+				double d = beta * (v[j] - mv);
+				for (int i = 0; i < Dk; i++)
+					op += (Sh[i * Dv + j] += k[i] * d) * q[i];
+				o[((int64_t)t * Hv + h) * Dv + j] = (float)op;
+			}
+		}
+	for (int64_t i = 0; i < sn; i++)
+		S[i] = (float)Sd[i];
+
+	float *dq = dev_f32(qkv, n * C), *db = dev_f32(b, n * Hv), *da = dev_f32(a, n * Hv), *dA = dev_f32(Al, Hv), *dd = dev_f32(dt, Hv);
+	float *dS = dev_f32(S0, sn), *dO = dev_zero(on);
+	DIE_IF(tf_cuda_gdn_prep(dq, db, da, dA, dd, n, Hk, Hv, Dk, Dv));
+	DIE_IF(tf_cuda_gdn_step(dq, db, da, dS, n, Hk, Hv, Dk, Dv, dO));
+	dev_get(ogot, dO, 4 * on);
+	dev_get(Sgot, dS, 4 * sn);
+	ok(close_enough(what, ogot, o, on, Dv, 1e-9, 1e30), "%s: outputs match a float64 reference", what);
+	ok(close_enough(what, Sgot, S, sn, Dv, 1e-9, 1e30), "%s: final state matches", what);
+	/* token by token */
+	float *one = malloc(4 * on), *Sone = malloc(4 * sn);
+	DIE_IF(tf_cuda_upload(dS, S0, 4 * sn));
+	for (int t = 0; t < n; t++)
+		DIE_IF(tf_cuda_gdn_step(dq + t * C, db + t * Hv, da + t * Hv, dS, 1, Hk, Hv, Dk, Dv, dO + (int64_t)t * Hv * Dv));
+	dev_get(one, dO, 4 * on);
+	dev_get(Sone, dS, 4 * sn);
+	ok(same_bits(what, one, ogot, on) && same_bits(what, Sone, Sgot, sn), "%s: token by token equals the window", what);
+	free(qkv); free(b); free(a); free(Al); free(dt); free(S0); free(o); free(S); free(ogot); free(Sgot); free(Sd);
+	free(q2); free(one); free(Sone);
+	tf_cuda_free(dq); tf_cuda_free(db); tf_cuda_free(da); tf_cuda_free(dA); tf_cuda_free(dd); tf_cuda_free(dS); tf_cuda_free(dO);
+}
+
+static void test_act(void)
+{
+	int64_t n = 100003;
+	float *g = fresh(n, 3), *u = fresh(n, 3), *want = malloc(4 * n), *got = malloc(4 * n);
+	uint16_t *h = malloc(2 * n), *d16 = tf_cuda_alloc(2 * n, "test");
+	float *dg = dev_f32(g, n), *du = dev_f32(u, n);
+
+	for (int64_t i = 0; i < n; i++)
+		want[i] = tf_silu(g[i]) * u[i];
+	DIE_IF(tf_cuda_swiglu(dg, du, n, d16));
+	dev_get(h, d16, 2 * n);
+	bf16_to_f32(h, got, n);
+	ok(close_enough("swiglu 100003", got, want, n, n, 3e-5, 1e30), "swiglu matches silu(g) * u to bf16");
+	DIE_IF(tf_cuda_to_bf16(dg, n, d16));
+	dev_get(h, d16, 2 * n);
+	int same = 1;
+	for (int64_t i = 0; i < n; i++)
+		same &= h[i] == tf_f32_to_bf16(g[i]);
+	ok(same, "to_bf16 rounds like tf_f32_to_bf16");
+	free(g); free(u); free(want); free(got); free(h);
+	tf_cuda_free(d16); tf_cuda_free(dg); tf_cuda_free(du);
+}
+
+static void test_draws(void)
+{
+	int n = 5, V = 248320;
+	float *l = fresh((int64_t)n * V, 4);
+	int32_t got[5], *dout = tf_cuda_alloc(4 * n, "test");
+	double u[5];
+
+	l[3 * (int64_t)V + 17] = l[3 * (int64_t)V + 200000] = 1e4f;  /* a tie: the first wins */
+	l[4 * (int64_t)V + V - 1] = 1e4f;                             /* the last id */
+	float *dl = dev_f32(l, (int64_t)n * V);
+	DIE_IF(tf_cuda_argmax(dl, n, V, dout));
+	dev_get(got, dout, 4 * n);
+	int same = 1;
+	for (int r = 0; r < n; r++)
+		same &= got[r] == tf_argmax(l + (int64_t)r * V, V);
+	ok(same, "argmax equals tf_argmax on 5 rows of 248320, ties to the first");
+
+	tf_sampler s = { .temp = 0.7f, .top_p = 1, .rng = 42 };
+	tf_sampler s2 = s;
+	int32_t want[5];
+	for (int r = 0; r < n; r++) {
+		want[r] = tf_sample(&s, l + (int64_t)r * V, V);
+		u[r] = tf_sample_uniform(&s2);
+	}
+	double *du = dev_copy(u, sizeof u);
+	DIE_IF(tf_cuda_sample(dl, n, V, 0.7f, du, dout));
+	dev_get(got, dout, 4 * n);
+	same = 1;
+	for (int r = 0; r < n; r++) {
+		if (got[r] != want[r])
+			diag("row %d: device drew %d, tf_sample %d", r, got[r], want[r]);
+		same &= got[r] == want[r];
+	}
+	ok(same, "temperature draws equal tf_sample's for the same uniform numbers");
+	free(l);
+	tf_cuda_free(dl); tf_cuda_free(dout); tf_cuda_free(du);
+}
+
+static void test_embed_gemm(void)
+{
+	static const int forms[][3] = { { TF_BF16, 16, 0 }, { TF_F32, 32, 0 }, { TF_F16, 16, 0 }, { TF_SIGN1, 1, 128 },
+					{ TF_AFFINE, 3, 64 }, { TF_AFFINE, 4, 64 }, { TF_AFFINE, 8, 32 } };
+	int64_t rows = 300, cols = 384;
+	int32_t ids[4] = { 0, 299, 17, 17 };
+	for (unsigned f = 0; f < 7; f++) {
+		tf_weight w = make_weight(forms[f][0], rows, cols, forms[f][1], forms[f][2]), dw;
+		tf_cuda_arena a;
+		float *want = malloc(4 * 4 * cols), *got = malloc(4 * 4 * cols);
+		char what[64];
+
+		snprintf(what, sizeof what, "%s%d rows", tf_fmt_name(w.fmt), w.bits);
+		DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test"));
+		DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
+		int32_t *di = dev_copy(ids, sizeof ids);
+		float *dout = dev_zero(4 * cols);
+		for (int i = 0; i < 4; i++)
+			tf_embed(&w, ids[i], want + i * cols);
+		DIE_IF(tf_cuda_embed(&dw, di, 4, dout));
+		dev_get(got, dout, 4 * 4 * cols);
+		ok(close_enough(what, got, want, 4 * cols, cols, 1e-12, 1e-6), "embedding %s match tf_embed", what);
+
+		/* prompt GEMM: 100 input rows against tf_matmul */
+		int n = 100;
+		uint16_t *xh = malloc(2 * n * cols);
+		float *xf = malloc(4 * n * cols), *yw = malloc(4 * n * rows), *yg = malloc(4 * n * rows);
+		fill_bf16(xh, xf, n * cols, 1);
+		tf_matmul(&w, xf, n, yw);
+		uint16_t *dx = dev_copy(xh, 2 * n * cols);
+		float *dy = dev_zero(n * rows);
+		DIE_IF(tf_cuda_gemm(&dw, dx, n, dy, 0));
+		dev_get(yg, dy, 4 * n * rows);
+		snprintf(what, sizeof what, "gemm %s%d 100 x %lld x %lld", tf_fmt_name(w.fmt), w.bits, (long long)rows, (long long)cols);
+		/* weights taken to bf16 first: f32, f16 and affine forms round */
+		ok(close_enough(what, yg, yw, n * rows, rows, w.fmt == TF_BF16 || w.fmt == TF_SIGN1 ? 1e-10 : 2e-5, 1e30),
+		   "%s matches tf_matmul", what);
+		free(xh); free(xf); free(yw); free(yg);
+		tf_cuda_free(dx); tf_cuda_free(dy); tf_cuda_free(di); tf_cuda_free(dout);
+		tf_cuda_arena_close(&a);
+		free_weight(&w);
+		free(want); free(got);
+	}
+}
+
+int main(void)
+{
+	cuda_or_skip();
+	test_rmsnorm();
+	test_gated_norm();
+	test_rope();
+	test_attention();
+	test_conv();
+	test_gdn(2, 4, 32, 32, 5);
+	test_gdn(2, 4, 64, 64, 3);
+	test_gdn(16, 32, 128, 128, 17);
+	test_gdn(16, 48, 128, 128, 1);
+	test_act();
+	test_draws();
+	test_embed_gemm();
+	return done();
+}
+#endif
