@@ -32,12 +32,14 @@ static const char usage_text[] =
 	"  -p, --prompt N,...     prompt lengths (default 512,4096; 0: none)\n"
 	"  -n, --gen N,...        decode lengths (default 128; 0: none)\n"
 	"  -r, --reps N           timed repetitions after a warm-up (default 3)\n"
+	"      --gemv             also a 'gemv' row: the decode products of a token\n"
+	"                         alone (every matrix once), replayed 20 times a rep\n"
 	"  -o, --output FMT       md (default) or json (one object a line)\n"
 	"      --json             the same as -o json\n"
 	"  -h, --help             show this help\n"
 	"  -V, --version          show the version\n";
 
-enum { OPT_JSON = 256 };
+enum { OPT_JSON = 256, OPT_GEMV };
 
 static const struct option longopts[] = {
 	{ "synth", required_argument, NULL, 's' },
@@ -46,6 +48,7 @@ static const struct option longopts[] = {
 	{ "reps", required_argument, NULL, 'r' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "gemv", no_argument, NULL, OPT_GEMV },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -80,7 +83,7 @@ static void form_name(const tf_weight *w, char *buf, size_t n)
 }
 
 struct ctx {
-	int json;
+	int json, gemv;
 	double bw;
 	const char *dev;
 };
@@ -130,6 +133,12 @@ static void bench(const struct ctx *x, tf_model *m, const char *name, const char
 		 * the middle one stands for them */
 		row(x, name, form, size, test, tg[i], &r, tf_bench_token_bytes(m, tg[i] / 2));
 	}
+	if (x->gemv) {
+		uint64_t bytes;
+		if (tf_bench_gemv(m, reps, &r, &bytes) < 0)
+			tf_die("%s: gemv: %s", name, tf_errmsg());
+		row(x, name, form, size, "gemv", 1, &r, bytes);
+	}
 }
 
 int main(int argc, char **argv)
@@ -162,6 +171,7 @@ int main(int argc, char **argv)
 			x.json = !strcmp(optarg, "json");
 			break;
 		case OPT_JSON: x.json = 1; break;
+		case OPT_GEMV: x.gemv = 1; break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_close() ? 1 : 0;
 		case 'V': printf("tf-bench %s\n", VERSION); return tf_stdout_close() ? 1 : 0;
 		default: tf_usage_die("unknown option");

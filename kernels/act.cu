@@ -6,13 +6,13 @@ __global__ void swiglu(const float *__restrict__ g, const float *__restrict__ u,
 		       uint16_t *__restrict__ y)
 {
 	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-		y[i] = f2bf(silu(g[i]) * u[i]);
+		put_split(y, n, i, silu(g[i]) * u[i]);
 }
 
 __global__ void to_bf16(const float *__restrict__ x, int64_t n, uint16_t *__restrict__ y)
 {
 	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-		y[i] = f2bf(x[i]);
+		put_split(y, n, i, x[i]);
 }
 
 static unsigned blocks_for(int64_t n)

@@ -8,9 +8,9 @@
 extern "C" {
 #endif
 
-/* y (n) bf16 = silu(g) * u, the SwiGLU gate (spec 3.9) */
+/* y (2, n) split bf16 = silu(g) * u, the SwiGLU gate (spec 3.9) */
 int tf_cuda_swiglu(const float *g, const float *u, int64_t n, uint16_t *y);
-/* y (n) bf16 = x rounded to nearest even */
+/* y (2, n) split bf16 = x (common.cuh): x to the form products take */
 int tf_cuda_to_bf16(const float *x, int64_t n, uint16_t *y);
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@ attn_decode(const float *__restrict__ qg, const float *__restrict__ kc, const fl
 	const int64_t len = *pos + t + 1;
 	const float *q = qg + ((int64_t)t * Hq + h) * 2 * D, *gate = q + D;
 	const float scale = 1.0f / sqrtf((float)D);
+	const int64_t plane = (int64_t)gridDim.x * D;   /* n * Hq * D */
 	const int per = D / WARP;       /* D is a multiple of 32 */
 	float qr[DMAX / WARP], acc[DMAX / WARP], m = -INFINITY, l = 0;
 	__shared__ float sm[AW], sl[AW], sacc[AW][DMAX];
@@ -64,13 +65,13 @@ attn_decode(const float *__restrict__ qg, const float *__restrict__ kc, const fl
 	for (int w = 0; w < AW; w++)
 		if (sl[w] > 0)
 			L += sl[w] * expf(sm[w] - M);
-	uint16_t *o = out + ((int64_t)t * Hq + h) * D;
+	const int64_t o = ((int64_t)t * Hq + h) * D;
 	for (int d = threadIdx.x; d < D; d += AW * WARP) {
 		float a = 0;
 		for (int w = 0; w < AW; w++)
 			if (sl[w] > 0)
 				a += sacc[w][d] * expf(sm[w] - M);
-		o[d] = f2bf(a / L * sigmoid(gate[d]));
+		put_split(out, plane, o + d, a / L * sigmoid(gate[d]));
 	}
 }
 

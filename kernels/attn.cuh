@@ -14,7 +14,7 @@ extern "C" {
  * fp32, and the result is gated by sigmoid(gate) (qwen35-spec 3.4).
  *   qg  (n, Hq, 2, D)  query (normed, rotated), then gate, per head
  *   kc, vc (cap, Hkv, D) the layer's cache
- *   out (n, Hq, D) bf16
+ *   out (2, n, Hq, D) split bf16
  * Each (token, head) is computed alone, the same for any n. */
 int tf_cuda_attention(const float *qg, const float *kc, const float *vc, const int64_t *pos, int n,
 		      int Hq, int Hkv, int D, uint16_t *out);

@@ -55,6 +55,21 @@ static __device__ __forceinline__ uint16_t f2bf(float f)
 	return __bfloat16_as_ushort(__float2bfloat16_rn(f));
 }
 
+/*
+ * Activations that feed a product are stored "split": (2, n, d) bf16, the
+ * value rounded to bf16 in the first plane (hi) and what that rounding left
+ * out, rounded again, in the second (lo). hi + lo carries 16 significant
+ * bits, so the tensor-core products see activations about as exact as the
+ * CPU's fp32 ones (relative error near 2^-17 instead of bf16's 2^-9), at the
+ * price of a second mma on the same weight fragments.
+ */
+static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, int64_t i, float v)
+{
+	uint16_t h = f2bf(v);
+	plane[i] = h;
+	plane[size + i] = f2bf(v - bf2f(h));
+}
+
 static __device__ __forceinline__ float half2f(uint16_t h)
 {
 	return __half2float(__ushort_as_half(h));

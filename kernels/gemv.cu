@@ -14,7 +14,8 @@
  *
  * Mapping (PTX ISA, "Matrix Fragments for mma.m16n8k16", .bf16):
  *   A (16x16) = 16 weight rows x 16 k-slots, B (16x8) = 16 k-slots x 8
- *   input rows, C (16x8) f32. Lane = 4*g + t holds A rows g and g+8 and B
+ *   input rows, C (16x8) f32. The inputs come split (common.cuh): one mma
+ *   takes their bf16 part, a second their remainder, on the same A. Lane = 4*g + t holds A rows g and g+8 and B
  *   column g at k-slots {2t, 2t+1, 2t+8, 2t+9}.
  * A k-slot need not be a fixed column: lane (g, t) fills its slots from its
  * own "unit" of UNIT consecutive columns, and since all lanes with the same
@@ -168,7 +169,8 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 	 const uint16_t *__restrict__ scales,   /* (rows, cols/group) bf16 */
 	 const uint16_t *__restrict__ biases,   /* (rows, cols/group) bf16 */
 	 int group, int rows, int cols,
-	 const uint16_t *__restrict__ x,        /* (n, cols) bf16 */
+	 const uint16_t *__restrict__ x,        /* (n, cols) bf16, the inputs' hi plane */
+	 const uint16_t *__restrict__ xl,       /* (n, cols) bf16, their lo plane */
 	 int n,
 	 float *__restrict__ y,                 /* (n, rows) */
 	 int accumulate)
@@ -211,7 +213,7 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 			const int col = u * U::UNIT + sb * 32;
 			uint32_t s20 = 0, b20 = 0, s21 = 0, b21 = 0;
 			float sf0 = 0, bf0 = 0, sf1 = 0, bf1 = 0;
-			uint32_t xr[NT][16];
+			uint32_t xr[NT][16], xq[NT][16];
 
 			if (KIND != K_BF16 && uv) {
 				int gi = col / group;
@@ -233,11 +235,15 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 				const int xi = j * 8 + g;
 				#pragma unroll
 				for (int v = 0; v < 4; v++) {
-					uint4 a = make_uint4(0, 0, 0, 0);
-					if (uv && xi < n)
+					uint4 a = make_uint4(0, 0, 0, 0), b = a;
+					if (uv && xi < n) {
 						a = __ldg((const uint4 *)(x + (int64_t)xi * cols + col) + v);
+						b = __ldg((const uint4 *)(xl + (int64_t)xi * cols + col) + v);
+					}
 					xr[j][4 * v] = a.x; xr[j][4 * v + 1] = a.y;
 					xr[j][4 * v + 2] = a.z; xr[j][4 * v + 3] = a.w;
+					xq[j][4 * v] = b.x; xq[j][4 * v + 1] = b.y;
+					xq[j][4 * v + 2] = b.z; xq[j][4 * v + 3] = b.w;
 				}
 			}
 			const uint32_t *wd0 = w0 + sb * U::WPS, *wd1 = w1 + sb * U::WPS;
@@ -248,9 +254,12 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 				uint32_t a2 = wpair<KIND, BITS>(wd0, 2 * k + 1, s20, b20, sf0, bf0);
 				uint32_t a3 = wpair<KIND, BITS>(wd1, 2 * k + 1, s21, b21, sf1, bf1);
 				#pragma unroll
-				for (int j = 0; j < NT; j++)
+				for (int j = 0; j < NT; j++) {
 					mma_bf16(acc[j], a0, a1, a2, a3,
 						 xpair<U::PD>(xr[j], 2 * k), xpair<U::PD>(xr[j], 2 * k + 1));
+					mma_bf16(acc[j], a0, a1, a2, a3,
+						 xpair<U::PD>(xq[j], 2 * k), xpair<U::PD>(xq[j], 2 * k + 1));
+				}
 			}
 		}
 	}
@@ -288,8 +297,8 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 
 /* any form, any shape: a warp per weight row, lanes stride the columns and
  * every input row has its own accumulator, summed by a fixed butterfly */
-__global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, int n, float *__restrict__ y,
-			 int accumulate)
+__global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, const uint16_t *__restrict__ xl, int n,
+			 float *__restrict__ y, int accumulate)
 {
 	const int lane = threadIdx.x & 31;
 	const int64_t r = (int64_t)blockIdx.x * (blockDim.x / WARP) + (threadIdx.x >> 5);
@@ -305,7 +314,7 @@ __global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, int n, flo
 		#pragma unroll
 		for (int j = 0; j < NMAX; j++)
 			if (j < n)
-				acc[j] = fmaf(v, bf2f(x[j * w.cols + c]), acc[j]);
+				acc[j] = fmaf(v, bf2f(x[j * w.cols + c]) + bf2f(xl[j * w.cols + c]), acc[j]);
 	}
 	#pragma unroll
 	for (int j = 0; j < NMAX; j++) {
@@ -318,7 +327,7 @@ __global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, int n, flo
 }
 
 typedef void (*gemv_fn)(const void *, const uint16_t *, const uint16_t *, int, int, int,
-			const uint16_t *, int, float *, int);
+			const uint16_t *, const uint16_t *, int, float *, int);
 
 template <int KIND, int BITS>
 static gemv_fn pick_nt(int n)
@@ -367,7 +376,7 @@ static int split_for(int rows, int cols, int unit)
 	return s;
 }
 
-static int gemv_cuda(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate,
+static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, int n, float *y, int accumulate,
 		     cudaStream_t st)
 {
 	int unit = 0;
@@ -376,9 +385,9 @@ static int gemv_cuda(const tf_weight *w, const uint16_t *x, int n, float *y, int
 	if (f) {
 		int s = split_for((int)w->rows, (int)w->cols, unit);
 		f<<<(unsigned)((w->rows + 15) / 16), s * WARP, 0, st>>>(w->data, (const uint16_t *)w->scales,
-			(const uint16_t *)w->biases, w->group, (int)w->rows, (int)w->cols, x, n, y, accumulate);
+			(const uint16_t *)w->biases, w->group, (int)w->rows, (int)w->cols, x, xl, n, y, accumulate);
 	} else {
-		gemv_any<<<(unsigned)((w->rows + 7) / 8), 8 * WARP, 0, st>>>(*w, x, n, y, accumulate);
+		gemv_any<<<(unsigned)((w->rows + 7) / 8), 8 * WARP, 0, st>>>(*w, x, xl, n, y, accumulate);
 	}
 	LAUNCH_CHECK();
 	return 0;
@@ -389,10 +398,12 @@ int tf_cuda_gemv(const tf_weight *w, const uint16_t *x, int n, float *y, int acc
 	if (w->rows > INT32_MAX / 2 || w->cols > INT32_MAX / 2)
 		return tf_err("weight of %lld x %lld is too large for the GPU kernels",
 			      (long long)w->rows, (long long)w->cols);
+	const uint16_t *xl = x + (int64_t)n * w->cols;  /* the lo plane */
+
 	for (int i = 0; i < n; i += NMAX) {
 		int m = n - i < NMAX ? n - i : NMAX;
-		if (gemv_cuda(w, x + (int64_t)i * w->cols, m, y + (int64_t)i * w->rows, accumulate,
-			      tf_cuda_stream_get()) < 0)
+		if (gemv_cuda(w, x + (int64_t)i * w->cols, xl + (int64_t)i * w->cols, m, y + (int64_t)i * w->rows,
+			      accumulate, tf_cuda_stream_get()) < 0)
 			return -1;
 	}
 	return 0;

@@ -4,7 +4,7 @@
 #include "norm.cuh"
 
 __global__ void rmsnorm_f32(const float *__restrict__ x, const float *__restrict__ w, int d, float eps,
-			    float *y32, uint16_t *__restrict__ y16)
+			    float *y32, uint16_t *__restrict__ y16, int64_t plane)
 {
 	__shared__ float sh[32];
 	const int64_t row = blockIdx.x;
@@ -18,14 +18,14 @@ __global__ void rmsnorm_f32(const float *__restrict__ x, const float *__restrict
 	for (int i = threadIdx.x; i < d; i += blockDim.x) {
 		float v = xr[i] * inv * w[i];
 		if (y16)
-			y16[row * d + i] = f2bf(v);
+			put_split(y16, plane, row * d + i, v);
 		if (y32)
 			y32[row * d + i] = v;
 	}
 }
 
 __global__ void gated_norm_f32(const float *__restrict__ o, const float *__restrict__ z,
-			       const float *__restrict__ w, int d, float eps, uint16_t *__restrict__ y)
+			       const float *__restrict__ w, int d, float eps, uint16_t *__restrict__ y, int64_t plane)
 {
 	__shared__ float sh[32];
 	const int64_t row = blockIdx.x;
@@ -37,7 +37,7 @@ __global__ void gated_norm_f32(const float *__restrict__ o, const float *__restr
 	ss = block_sum(ss, sh);
 	const float inv = 1.0f / sqrtf(ss / (float)d + eps);
 	for (int i = threadIdx.x; i < d; i += blockDim.x)
-		y[row * d + i] = f2bf(orow[i] * inv * w[i] * silu(zrow[i]));
+		put_split(y, plane, row * d + i, orow[i] * inv * w[i] * silu(zrow[i]));
 }
 
 static int threads_for(int d)
@@ -52,7 +52,7 @@ int tf_cuda_rmsnorm(const float *x, const float *w, int n, int d, float eps, flo
 {
 	if (n <= 0)
 		return 0;
-	rmsnorm_f32<<<n, threads_for(d), 0, tf_cuda_stream_get()>>>(x, w, d, eps, y32, y16);
+	rmsnorm_f32<<<n, threads_for(d), 0, tf_cuda_stream_get()>>>(x, w, d, eps, y32, y16, (int64_t)n * d);
 	LAUNCH_CHECK();
 	return 0;
 }
@@ -62,7 +62,7 @@ int tf_cuda_gated_norm(const float *o, const float *z, const float *w, int rows,
 {
 	if (rows <= 0)
 		return 0;
-	gated_norm_f32<<<rows, threads_for(d), 0, tf_cuda_stream_get()>>>(o, z, w, d, eps, y16);
+	gated_norm_f32<<<rows, threads_for(d), 0, tf_cuda_stream_get()>>>(o, z, w, d, eps, y16, (int64_t)rows * d);
 	LAUNCH_CHECK();
 	return 0;
 }

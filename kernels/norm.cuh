@@ -10,9 +10,11 @@ extern "C" {
 
 /* y = x / sqrt(mean(x^2) + eps) * w for n rows of d (qwen35-spec 3.2);
  * w (d) is the factor (1 + w for zero-centered files); writes y32 (n, d)
- * f32 and/or y16 (n, d) bf16, either may be NULL; y32 may be x */
+ * f32 and/or y16 (2, n, d) split bf16 (common.cuh), either may be NULL;
+ * y32 may be x */
 int tf_cuda_rmsnorm(const float *x, const float *w, int n, int d, float eps, float *y32, uint16_t *y16);
-/* y16 (rows, d) bf16 = rmsnorm(o) * w * silu(z) per row of d (spec 3.6 step 8) */
+/* y16 (2, rows, d) split bf16 = rmsnorm(o) * w * silu(z) per row of d
+ * (spec 3.6 step 8) */
 int tf_cuda_gated_norm(const float *o, const float *z, const float *w, int rows, int d, float eps,
 		       uint16_t *y16);
 

@@ -8,24 +8,25 @@
 
 #define ST 1024
 
-__global__ void __launch_bounds__(ST) argmax_rows(const float *__restrict__ logits, int V, int32_t *out)
-{
-	__shared__ float bv[ST];
-	__shared__ int bi[ST];
-	const float *l = logits + (int64_t)blockIdx.x * V;
-	const int per = (V + ST - 1) / ST, lo = threadIdx.x * per, hi = min(lo + per, V);
-	float best = hi > lo ? l[lo] : -INFINITY;
-	int idx = hi > lo ? lo : V;     /* V: an empty slice never wins */
+#define AB 64            /* blocks a row for the first argmax pass */
 
-	for (int i = lo + 1; i < hi; i++)
-		if (l[i] > best) {
+/* the first of the largest values among ids lo .. hi-1 of a row, as
+ * (value, id) in bv[0], bi[0]; ties go to the smaller id */
+static __device__ void argmax_block(const float *l, int lo, int hi, float *bv, int *bi)
+{
+	float best = -INFINITY;
+	int idx = INT32_MAX;
+
+	/* consecutive threads read consecutive ids (coalesced); each thread
+	 * sees its ids in increasing order, so its first maximum wins */
+	for (int i = lo + threadIdx.x; i < hi; i += ST)
+		if (idx == INT32_MAX || l[i] > best) {
 			best = l[i];
 			idx = i;
 		}
 	bv[threadIdx.x] = best;
 	bi[threadIdx.x] = idx;
 	__syncthreads();
-	/* tree over slices; ties go to the smaller id (the earlier slice) */
 	for (int s = ST / 2; s > 0; s >>= 1) {
 		if (threadIdx.x < s) {
 			float ov = bv[threadIdx.x + s];
@@ -37,8 +38,38 @@ __global__ void __launch_bounds__(ST) argmax_rows(const float *__restrict__ logi
 		}
 		__syncthreads();
 	}
-	if (threadIdx.x == 0)
-		out[blockIdx.x] = bi[0] < V ? bi[0] : 0;
+}
+
+/* pass 1: AB blocks a row, each over a contiguous slice of ids */
+__global__ void __launch_bounds__(ST) argmax_part(const float *__restrict__ logits, int V, float *pv, int *pi)
+{
+	__shared__ float bv[ST];
+	__shared__ int bi[ST];
+	const int row = blockIdx.x / AB, part = blockIdx.x % AB, per = (V + AB - 1) / AB;
+	const int lo = part * per, hi = min(lo + per, V);
+
+	argmax_block(logits + (int64_t)row * V, lo, hi, bv, bi);
+	if (threadIdx.x == 0) {
+		pv[blockIdx.x] = bv[0];
+		pi[blockIdx.x] = bi[0];
+	}
+}
+
+/* pass 2: the slices of a row in order */
+__global__ void argmax_join(const float *__restrict__ pv, const int *__restrict__ pi, int V, int32_t *out)
+{
+	const int row = blockIdx.x;
+	float best = pv[row * AB];
+	int idx = pi[row * AB];
+
+	if (threadIdx.x)
+		return;
+	for (int k = 1; k < AB; k++)
+		if (idx == INT32_MAX || pv[row * AB + k] > best) {
+			best = pv[row * AB + k];
+			idx = pi[row * AB + k];
+		}
+	out[row] = idx < V ? idx : 0;
 }
 
 __global__ void __launch_bounds__(ST) sample_rows(const float *__restrict__ logits, int V, float temp,
@@ -85,11 +116,37 @@ __global__ void __launch_bounds__(ST) sample_rows(const float *__restrict__ logi
 		out[blockIdx.x] = pick;
 }
 
+static float *part_v;
+static int *part_i;
+static int part_rows;
+
+int tf_cuda_draw_reserve(int n)
+{
+	if (n <= part_rows)
+		return 0;
+	/* scratch for the first pass, kept: a captured step points at it */
+	CUDA_CHECK(cudaStreamSynchronize(tf_cuda_stream_get()));
+	cudaFree(part_v);
+	cudaFree(part_i);
+	part_v = NULL;
+	part_i = NULL;
+	part_rows = 0;
+	CUDA_CHECK(cudaMalloc(&part_v, sizeof(float) * AB * n));
+	CUDA_CHECK(cudaMalloc(&part_i, sizeof(int) * AB * n));
+	part_rows = n;
+	return 0;
+}
+
 int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out)
 {
+	cudaStream_t st = tf_cuda_stream_get();
+
 	if (n <= 0)
 		return 0;
-	argmax_rows<<<n, ST, 0, tf_cuda_stream_get()>>>(logits, V, out);
+	if (n > part_rows)
+		return tf_err("argmax of %d rows without tf_cuda_draw_reserve", n);
+	argmax_part<<<n * AB, ST, 0, st>>>(logits, V, part_v, part_i);
+	argmax_join<<<n, 32, 0, st>>>(part_v, part_i, V, out);
 	LAUNCH_CHECK();
 	return 0;
 }

@@ -8,6 +8,8 @@
 extern "C" {
 #endif
 
+/* makes the draws' scratch room for n rows; call before capturing a step */
+int tf_cuda_draw_reserve(int n);
 /* out[r] = the first index of the largest of logits (n, V) row r */
 int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out);
 /* out[r] = a draw from softmax(row r / temp) by the inverse CDF at u[r] in

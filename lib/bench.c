@@ -204,6 +204,7 @@ static void stats(const double *v, int n, tf_bench_rate *r)
 double tf_bench_copy_bw(void) { return 0; }
 int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
 int tf_bench_tg(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
+int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes) { return tf_err("built without CUDA"); }
 
 #else
 
@@ -303,6 +304,27 @@ int tf_bench_tg(tf_model *m, int n, int reps, tf_bench_rate *r)
 		v[i] = n / (now() - t0);
 	}
 	stats(v + 1, reps, r);
+	rc = 0;
+out:
+	tf_state_free(st);
+	free(v);
+	return rc;
+}
+
+int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes)
+{
+	tf_state *st = tf_state_new(m);
+	double *v = tf_malloc(reps * sizeof *v), ms;
+	int rc = -1;
+
+	if (!st)
+		goto out;
+	for (int i = 0; i < reps; i++) {
+		if (tf_gpu_gemv_sweep(st, 20, &ms, bytes) < 0)
+			goto out;
+		v[i] = 1e3 / ms;
+	}
+	stats(v, reps, r);
 	rc = 0;
 out:
 	tf_state_free(st);

@@ -36,5 +36,7 @@ typedef struct {
  * prompt; reps timed runs after one warm-up */
 int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r);
 int tf_bench_tg(tf_model *m, int n, int reps, tf_bench_rate *r);
+/* the decode products alone (tf_gpu_gemv_sweep), as sweeps/s; bytes a sweep reads */
+int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes);
 
 #endif

@@ -18,6 +18,11 @@ int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
 	return tf_err("built without CUDA");
 }
 
+int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
+{
+	return tf_err("built without CUDA");
+}
+
 #else
 
 #include "act.cuh"
@@ -250,6 +255,56 @@ int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
 	*next = *g->h_draw;
 	st->pos += 1;
 	return 0;
+}
+
+static int sweep(tf_gpu_seq *g, uint64_t *bytes)
+{
+	const tf_model *m = g->m;
+	const tf_gpu_model *d = m->gpu;
+	uint64_t b = 0;
+
+#define W(w) do { TRY(tf_cuda_gemv(&(w), g->x16, 1, g->logits, 0)); b += tf_weight_bytes(&(w)); } while (0)
+	for (int i = 0; i < m->c.layers; i++) {
+		const tf_gpu_layer *l = &d->layer[i];
+		if (m->c.full[i]) {
+			W(l->q_proj); W(l->k_proj); W(l->v_proj); W(l->o_proj);
+		} else {
+			W(l->in_qkv); W(l->in_z); W(l->in_b); W(l->in_a); W(l->out_proj);
+		}
+		W(l->gate); W(l->up); W(l->down);
+	}
+	W(d->head);
+#undef W
+	*bytes = b;
+	return 0;
+}
+
+int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
+{
+	tf_gpu_seq *g = st->gpu;
+	tf_cuda_graph *gr = NULL;
+	tf_cuda_timer *t = tf_cuda_timer_new();
+	int rc = -1;
+
+	if (!t)
+		return -1;
+	if (tf_cuda_zero(g->x16, 4 * (uint64_t)g->m->c.inter) < 0 || tf_cuda_capture_begin() < 0)
+		goto out;
+	if (sweep(g, bytes) < 0) {
+		tf_cuda_capture_end(&gr);
+		goto out;
+	}
+	if (tf_cuda_capture_end(&gr) < 0 || tf_cuda_graph_run(gr) < 0 || tf_cuda_timer_start(t) < 0)
+		goto out;
+	for (int i = 0; i < reps; i++)
+		if (tf_cuda_graph_run(gr) < 0)
+			goto out;
+	*ms = tf_cuda_timer_stop(t) / reps;
+	rc = *ms > 0 ? 0 : -1;
+out:
+	tf_cuda_graph_free(gr);
+	tf_cuda_timer_free(t);
+	return rc;
 }
 
 #endif

@@ -53,7 +53,7 @@ struct tf_gpu_seq {
 	/* activations for up to `rows` tokens */
 	int64_t rows;
 	float *x;                       /* (rows, H) residual stream */
-	uint16_t *x16;                  /* (rows, max(H, Hq*D, Hv*Dv, I)) bf16 input of a product */
+	uint16_t *x16;                  /* (2, rows, max(H, Hq*D, Hv*Dv, I)) split bf16 input of a product */
 	float *qg;                      /* (rows, Hq, 2, D) query and gate; (rows, conv_dim) pre-conv */
 	float *kv;                      /* (2, rows, Hkv, D) new keys, then values */
 	float *qkv;                     /* (rows, conv_dim) after conv */

@@ -23,6 +23,7 @@ void tf_gpu_seq_free(tf_gpu_seq *g) { }
 #include <math.h>
 
 #include "fill.cuh"
+#include "sample.cuh"
 #include "gpu_impl.h"
 
 int tf_gpu_available(void)
@@ -265,7 +266,7 @@ static int scratch(tf_gpu_seq *g, int64_t rows)
 	if (vd > w16) w16 = vd;
 	if (I > w16) w16 = I;
 #define TAKE(p, n) (((p) = tf_cuda_alloc((n), "the step buffers")) ? 0 : -1)
-	if (TAKE(g->x, 4 * rows * H) || TAKE(g->x16, 2 * rows * w16) ||
+	if (TAKE(g->x, 4 * rows * H) || TAKE(g->x16, 4 * rows * w16) ||
 	    TAKE(g->qg, 4 * rows * (qd > C ? qd : C)) || TAKE(g->kv, 8 * rows * kv_row(m)) ||
 	    TAKE(g->qkv, 4 * rows * C) || TAKE(g->z, 4 * rows * (vd > I ? vd : I)) ||
 	    TAKE(g->beta, 4 * rows * c->lin_v_heads) || TAKE(g->gl, 4 * rows * c->lin_v_heads) ||
@@ -305,7 +306,7 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 	g->h_u = tf_cuda_host_alloc(8);
 	g->h_draw = tf_cuda_host_alloc(4);
 	if (!g->ids || !g->pos || !g->u || !g->draw || !g->h_ids || !g->h_pos || !g->h_u || !g->h_draw ||
-	    scratch(g, g->rows) < 0)
+	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW) < 0)
 		goto fail;
 	tf_gpu_seq_reset(g);
 	return g;

@@ -100,6 +100,33 @@ static void fill_bf16(uint16_t *h, float *f, int64_t n, float scale)
 	}
 }
 
+/* split bf16 activations (kernels/common.cuh): planes (2, n) hold
+ * hi = bf16(x) and lo = bf16(x - hi) of random x; xf gets hi + lo, the
+ * value the GPU products see */
+static void fill_split(uint16_t *planes, float *xf, int64_t n, float scale)
+{
+	for (int64_t i = 0; i < n; i++) {
+		float x = rng_norm() * scale;
+		planes[i] = tf_f32_to_bf16(x);
+		planes[n + i] = tf_f32_to_bf16(x - tf_bf16_to_f32(planes[i]));
+		xf[i] = tf_bf16_to_f32(planes[i]) + tf_bf16_to_f32(planes[n + i]);
+	}
+}
+
+/* out (n) = hi + lo of split planes (2, n) */
+static void join_split(const uint16_t *planes, int64_t n, float *out)
+{
+	for (int64_t i = 0; i < n; i++)
+		out[i] = tf_bf16_to_f32(planes[i]) + tf_bf16_to_f32(planes[n + i]);
+}
+
+/* rows [i, i + m) of split planes (2, n, cols) as planes of their own (2, m, cols) */
+static void sub_split(const uint16_t *planes, int64_t n, int64_t cols, int64_t i, int64_t m, uint16_t *out)
+{
+	memcpy(out, planes + i * cols, 2 * m * cols);
+	memcpy(out + m * cols, planes + n * cols + i * cols, 2 * m * cols);
+}
+
 /* a random weight of the given form; free with free_weight */
 static tf_weight make_weight(int fmt, int64_t rows, int64_t cols, int bits, int group)
 {
