@@ -2,15 +2,19 @@
 #include "common.cuh"
 #include "act.cuh"
 
-__global__ void swiglu(const float *__restrict__ g, const float *__restrict__ u, int64_t n,
+__global__ void swiglu(const float *__restrict__ gu, int64_t ld, int64_t I, int64_t n,
 		       uint16_t *__restrict__ y)
 {
+	pdl_wait();
+	pdl_trigger();
 	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-		put_split(y, n, i, silu(g[i]) * u[i]);
+		put_split(y, n, i, silu(gu[i / I * ld + i % I]) * gu[i / I * ld + I + i % I]);
 }
 
 __global__ void to_bf16(const float *__restrict__ x, int64_t n, uint16_t *__restrict__ y)
 {
+	pdl_wait();
+	pdl_trigger();
 	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
 		put_split(y, n, i, x[i]);
 }
@@ -21,11 +25,13 @@ static unsigned blocks_for(int64_t n)
 	return (unsigned)(b < cap ? b : cap);
 }
 
-int tf_cuda_swiglu(const float *g, const float *u, int64_t n, uint16_t *y)
+int tf_cuda_swiglu(const float *gu, int64_t ld, int rows, int64_t I, uint16_t *y)
 {
+	int64_t n = rows * I;
+
 	if (n <= 0)
 		return 0;
-	swiglu<<<blocks_for(n), 256, 0, tf_cuda_stream_get()>>>(g, u, n, y);
+	LAUNCH(swiglu, blocks_for(n), 256, gu, ld, I, n, y);
 	LAUNCH_CHECK();
 	return 0;
 }
@@ -34,7 +40,7 @@ int tf_cuda_to_bf16(const float *x, int64_t n, uint16_t *y)
 {
 	if (n <= 0)
 		return 0;
-	to_bf16<<<blocks_for(n), 256, 0, tf_cuda_stream_get()>>>(x, n, y);
+	LAUNCH(to_bf16, blocks_for(n), 256, x, n, y);
 	LAUNCH_CHECK();
 	return 0;
 }

@@ -13,13 +13,15 @@
 #define DMAX 512        /* head_dim the registers hold */
 
 __global__ void __launch_bounds__(AW * WARP)
-attn_decode(const float *__restrict__ qg, const float *__restrict__ kc, const float *__restrict__ vc,
+attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restrict__ kc, const float *__restrict__ vc,
 	    const int64_t *__restrict__ pos, int Hq, int Hkv, int D, uint16_t *__restrict__ out)
 {
+	pdl_wait();
+	pdl_trigger();
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int t = blockIdx.x / Hq, h = blockIdx.x % Hq, kvh = h / (Hq / Hkv);
 	const int64_t len = *pos + t + 1;
-	const float *q = qg + ((int64_t)t * Hq + h) * 2 * D, *gate = q + D;
+	const float *q = qg + t * qstride + (int64_t)h * 2 * D, *gate = q + D;
 	const float scale = 1.0f / sqrtf((float)D);
 	const int64_t plane = (int64_t)gridDim.x * D;   /* n * Hq * D */
 	const int per = D / WARP;       /* D is a multiple of 32 */
@@ -75,37 +77,40 @@ attn_decode(const float *__restrict__ qg, const float *__restrict__ kc, const fl
 	}
 }
 
-int tf_cuda_attention(const float *qg, const float *kc, const float *vc, const int64_t *pos, int n,
-		      int Hq, int Hkv, int D, uint16_t *out)
+int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
+		      int n, int Hq, int Hkv, int D, uint16_t *out)
 {
 	if (n <= 0)
 		return 0;
 	if (D % WARP || D > DMAX || Hq % Hkv)
 		return tf_err("attention with head_dim %d and %d/%d heads is not supported on the GPU", D, Hq, Hkv);
-	attn_decode<<<n * Hq, AW * WARP, 0, tf_cuda_stream_get()>>>(qg, kc, vc, pos, Hq, Hkv, D, out);
+	LAUNCH(attn_decode, n * Hq, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out);
 	LAUNCH_CHECK();
 	return 0;
 }
 
-__global__ void kv_append(const float *__restrict__ k, const float *__restrict__ v, int64_t total, int64_t row,
-			  const int64_t *__restrict__ pos, float *__restrict__ kc, float *__restrict__ vc)
+__global__ void kv_append(const float *__restrict__ k, const float *__restrict__ v, int64_t ld, int64_t total,
+			  int64_t row, const int64_t *__restrict__ pos, float *__restrict__ kc, float *__restrict__ vc)
 {
+	pdl_wait();
+	pdl_trigger();
 	const int64_t base = *pos * row;
 	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
-		kc[base + i] = k[i];
-		vc[base + i] = v[i];
+		const int64_t src = i / row * ld + i % row;
+		kc[base + i] = k[src];
+		vc[base + i] = v[src];
 	}
 }
 
-int tf_cuda_kv_append(const float *k, const float *v, int n, int64_t row, const int64_t *pos, float *kc,
-		      float *vc)
+int tf_cuda_kv_append(const float *k, const float *v, int64_t ld, int n, int64_t row, const int64_t *pos,
+		      float *kc, float *vc)
 {
 	int64_t total = n * row;
 
 	if (total <= 0)
 		return 0;
-	kv_append<<<(unsigned)((total + 255) / 256 < 1024 ? (total + 255) / 256 : 1024), 256, 0,
-		    tf_cuda_stream_get()>>>(k, v, total, row, pos, kc, vc);
+	LAUNCH(kv_append, (unsigned)((total + 255) / 256 < 1024 ? (total + 255) / 256 : 1024), 256,
+	       k, v, ld, total, row, pos, kc, vc);
 	LAUNCH_CHECK();
 	return 0;
 }

@@ -12,17 +12,19 @@ extern "C" {
  * already in the cache): query head h of token t attends to cache rows
  * 0 .. *pos + t of KV head h / (Hq / Hkv) with scale 1/sqrt(D), softmax in
  * fp32, and the result is gated by sigmoid(gate) (qwen35-spec 3.4).
- *   qg  (n, Hq, 2, D)  query (normed, rotated), then gate, per head
+ *   qg  (n, Hq, 2, D)  query (normed, rotated), then gate, per head; token
+ *                      t's at qg + t * qstride
  *   kc, vc (cap, Hkv, D) the layer's cache
  *   out (2, n, Hq, D) split bf16
  * Each (token, head) is computed alone, the same for any n. */
-int tf_cuda_attention(const float *qg, const float *kc, const float *vc, const int64_t *pos, int n,
-		      int Hq, int Hkv, int D, uint16_t *out);
+int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
+		      int n, int Hq, int Hkv, int D, uint16_t *out);
 
-/* appends n rows of keys and values (n, Hkv*D) to the cache at rows
- * *pos .. *pos + n - 1 (the position read on the device) */
-int tf_cuda_kv_append(const float *k, const float *v, int n, int64_t row, const int64_t *pos, float *kc,
-		      float *vc);
+/* appends n rows of keys and values (row = Hkv*D values each, token t's at
+ * k + t * ld and v + t * ld) to the cache at rows *pos .. *pos + n - 1 (the
+ * position read on the device) */
+int tf_cuda_kv_append(const float *k, const float *v, int64_t ld, int n, int64_t row, const int64_t *pos,
+		      float *kc, float *vc);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,50 @@ int tf_cuda_sms(void);
 
 #define WARP 32
 
+/*
+ * Programmatic dependent launch (PTX griddepcontrol, CUDA 12.3+ in graphs):
+ * kernels of a step are launched so that the next one's blocks may start
+ * while this one finishes. Every kernel calls pdl_wait() before it reads
+ * anything an earlier kernel wrote (it returns once that kernel has
+ * completed and its writes are visible); what needs no earlier result (a
+ * product's weights) can be loaded before it, which hides the gap between
+ * kernels. pdl_trigger() lets the next kernel launch. Both are no-ops for a
+ * kernel launched without the attribute. TF_CUDA_PDL=0 turns it off.
+ */
+static __device__ __forceinline__ void pdl_wait(void)
+{
+	asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
+static __device__ __forceinline__ void pdl_trigger(void)
+{
+	asm volatile("griddepcontrol.launch_dependents;");
+}
+
+int tf_cuda_pdl(void);
+
+template <typename... KArgs, typename... Args>
+static cudaError_t launch_k(void (*k)(KArgs...), dim3 grid, dim3 block, size_t smem, Args... args)
+{
+	cudaLaunchConfig_t cfg = {};
+	cudaLaunchAttribute at[1];
+
+	cfg.gridDim = grid;
+	cfg.blockDim = block;
+	cfg.dynamicSmemBytes = smem;
+	cfg.stream = tf_cuda_stream_get();
+	if (tf_cuda_pdl()) {
+		at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+		at[0].val.programmaticStreamSerializationAllowed = 1;
+		cfg.attrs = at;
+		cfg.numAttrs = 1;
+	}
+	return cudaLaunchKernelEx(&cfg, k, static_cast<KArgs>(args)...);
+}
+
+/* launches kernel k on the stream (with PDL) and checks the launch */
+#define LAUNCH(k, grid, block, ...) CUDA_CHECK(launch_k(k, dim3(grid), dim3(block), 0, __VA_ARGS__))
+
 static __device__ __forceinline__ float bf2f(uint16_t h)
 {
 	return __uint_as_float((uint32_t)h << 16);

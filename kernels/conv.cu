@@ -6,8 +6,10 @@
 #define KMAX 8
 
 __global__ void conv_silu(const float *__restrict__ w, float *__restrict__ state, const float *__restrict__ m,
-			  int n, int C, int K, float *__restrict__ c)
+			  int64_t ldm, int n, int C, int K, float *__restrict__ c)
 {
+	pdl_wait();
+	pdl_trigger();
 	const int ch = blockIdx.x * blockDim.x + threadIdx.x;
 	float win[KMAX], tap[KMAX];
 
@@ -19,7 +21,7 @@ __global__ void conv_silu(const float *__restrict__ w, float *__restrict__ state
 		win[k] = k < K - 1 ? state[(int64_t)k * C + ch] : 0.0f;
 	}
 	for (int t = 0; t < n; t++) {
-		float x = m[(int64_t)t * C + ch], s = 0;
+		float x = m[t * ldm + ch], s = 0;
 		#pragma unroll
 		for (int k = 0; k < KMAX; k++)
 			if (k < K)
@@ -41,13 +43,13 @@ __global__ void conv_silu(const float *__restrict__ w, float *__restrict__ state
 			state[(int64_t)k * C + ch] = win[k];
 }
 
-int tf_cuda_conv(const float *w, float *state, const float *m, int n, int C, int K, float *c)
+int tf_cuda_conv(const float *w, float *state, const float *m, int64_t ldm, int n, int C, int K, float *c)
 {
 	if (n <= 0)
 		return 0;
 	if (K < 2 || K > KMAX)
 		return tf_err("conv kernel of %d taps is not supported on the GPU", K);
-	conv_silu<<<(C + 127) / 128, 128, 0, tf_cuda_stream_get()>>>(w, state, m, n, C, K, c);
+	LAUNCH(conv_silu, (C + 127) / 128, 128, w, state, m, ldm, n, C, K, c);
 	LAUNCH_CHECK();
 	return 0;
 }

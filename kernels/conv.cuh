@@ -9,10 +9,11 @@ extern "C" {
 #endif
 
 /* c (n, C) = silu(sum_k w[ch][k] * ext[t + k][ch]) where ext is the state's
- * K-1 rows (oldest first) followed by m (n, C); the state then holds the
+ * K-1 rows (oldest first) followed by m (n rows of C, token t's at m + t *
+ * ldm); the state then holds the
  * last K-1 rows of ext (qwen35-spec 3.6 step 2, 3.8). w (C, K): tap K-1
  * multiplies the current token. */
-int tf_cuda_conv(const float *w, float *state, const float *m, int n, int C, int K, float *c);
+int tf_cuda_conv(const float *w, float *state, const float *m, int64_t ldm, int n, int C, int K, float *c);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,8 @@
 
 __global__ void embed_rows(tf_weight w, const int32_t *__restrict__ ids, float *__restrict__ out)
 {
+	pdl_wait();
+	pdl_trigger();
 	const int64_t row = ids[blockIdx.x];
 	float *o = out + (int64_t)blockIdx.x * w.cols;
 
@@ -15,7 +17,7 @@ int tf_cuda_embed(const tf_weight *w, const int32_t *ids, int n, float *out)
 {
 	if (n <= 0)
 		return 0;
-	embed_rows<<<n, 256, 0, tf_cuda_stream_get()>>>(*w, ids, out);
+	LAUNCH(embed_rows, n, 256, *w, ids, out);
 	LAUNCH_CHECK();
 	return 0;
 }

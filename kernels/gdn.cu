@@ -14,9 +14,11 @@
 
 #define SLICES 8
 
-__global__ void gdn_prep(float *qkv, float *b, float *a, const float *__restrict__ A_log,
+__global__ void gdn_prep(float *qkv, float *b, float *a, int64_t ld, const float *__restrict__ A_log,
 			 const float *__restrict__ dt_bias, int n, int Hk, int Hv, int Dk, int Dv)
 {
+	pdl_wait();
+	pdl_trigger();
 	const int lane = threadIdx.x & 31;
 	const int64_t item = (int64_t)blockIdx.x * (blockDim.x / WARP) + (threadIdx.x >> 5);
 	const int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * Dv;
@@ -37,18 +39,21 @@ __global__ void gdn_prep(float *qkv, float *b, float *a, const float *__restrict
 	const int64_t gi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (gi < (int64_t)n * Hv) {
 		const int h = gi % Hv;
-		float av = a[gi] + dt_bias[h];
+		const int64_t at = gi / Hv * ld + h;
+		float av = a[at] + dt_bias[h];
 		float sp = av > 20.0f ? av : log1pf(expf(av));  /* torch's softplus */
-		b[gi] = sigmoid(b[gi]);
-		a[gi] = -expf(A_log[h]) * sp;
+		b[at] = sigmoid(b[at]);
+		a[at] = -expf(A_log[h]) * sp;
 	}
 }
 
 template <int RPT>
 __global__ void __launch_bounds__(SLICES * WARP)
-gdn_step(const float *__restrict__ qkv, const float *__restrict__ beta, const float *__restrict__ g,
+gdn_step(const float *__restrict__ qkv, const float *__restrict__ beta, const float *__restrict__ g, int64_t ld,
 	 float *__restrict__ S, int n, int Hk, int Hv, int Dk, int Dv, float *__restrict__ o)
 {
+	pdl_wait();
+	pdl_trigger();
 	const int lane = threadIdx.x & 31, sl = threadIdx.x >> 5;
 	const int jt = Dv / WARP, h = blockIdx.x / jt, j = (blockIdx.x % jt) * WARP + lane;
 	const int hk = h / (Hv / Hk);
@@ -63,7 +68,7 @@ gdn_step(const float *__restrict__ qkv, const float *__restrict__ beta, const fl
 
 	for (int t = 0; t < n; t++) {
 		const float *q = qkv + (int64_t)t * C + hk * Dk, *k = q + kd;
-		const float alpha = expf(g[(int64_t)t * Hv + h]), b = beta[(int64_t)t * Hv + h];
+		const float alpha = expf(g[t * ld + h]), b = beta[t * ld + h];
 		const float v = qkv[(int64_t)t * C + 2 * kd + (int64_t)h * Dv + j];
 
 		__syncthreads();        /* the previous token is done with qs, ks, red */
@@ -111,8 +116,8 @@ gdn_step(const float *__restrict__ qkv, const float *__restrict__ beta, const fl
 		Sh[(int64_t)(sl * RPT + r) * Dv + j] = s[r];
 }
 
-int tf_cuda_gdn_prep(float *qkv, float *b, float *a, const float *A_log, const float *dt_bias, int n,
-		     int Hk, int Hv, int Dk, int Dv)
+int tf_cuda_gdn_prep(float *qkv, float *b, float *a, int64_t ld, const float *A_log, const float *dt_bias,
+		     int n, int Hk, int Hv, int Dk, int Dv)
 {
 	int64_t warps = (int64_t)n * 2 * Hk, gates = (int64_t)n * Hv;
 	int64_t blocks = (warps + 7) / 8;
@@ -121,13 +126,13 @@ int tf_cuda_gdn_prep(float *qkv, float *b, float *a, const float *A_log, const f
 		return 0;
 	if ((gates + 255) / 256 > blocks)
 		blocks = (gates + 255) / 256;
-	gdn_prep<<<(unsigned)blocks, 256, 0, tf_cuda_stream_get()>>>(qkv, b, a, A_log, dt_bias, n, Hk, Hv, Dk, Dv);
+	LAUNCH(gdn_prep, (unsigned)blocks, 256, qkv, b, a, ld, A_log, dt_bias, n, Hk, Hv, Dk, Dv);
 	LAUNCH_CHECK();
 	return 0;
 }
 
-int tf_cuda_gdn_step(const float *qkv, const float *beta, const float *g, float *S, int n, int Hk, int Hv,
-		     int Dk, int Dv, float *o)
+int tf_cuda_gdn_step(const float *qkv, const float *beta, const float *g, int64_t ld, float *S, int n, int Hk,
+		     int Hv, int Dk, int Dv, float *o)
 {
 	unsigned blocks = (unsigned)(Hv * (Dv / WARP));
 	cudaStream_t st = tf_cuda_stream_get();
@@ -137,10 +142,10 @@ int tf_cuda_gdn_step(const float *qkv, const float *beta, const float *g, float 
 	if (Dv % WARP || Hv % Hk)
 		return tf_err("Gated DeltaNet with Dv %d and %d/%d heads is not supported on the GPU", Dv, Hk, Hv);
 	switch (Dk) {
-	case 32: gdn_step<4><<<blocks, SLICES * WARP, 0, st>>>(qkv, beta, g, S, n, Hk, Hv, Dk, Dv, o); break;
-	case 64: gdn_step<8><<<blocks, SLICES * WARP, 0, st>>>(qkv, beta, g, S, n, Hk, Hv, Dk, Dv, o); break;
-	case 128: gdn_step<16><<<blocks, SLICES * WARP, 0, st>>>(qkv, beta, g, S, n, Hk, Hv, Dk, Dv, o); break;
-	case 256: gdn_step<32><<<blocks, SLICES * WARP, 0, st>>>(qkv, beta, g, S, n, Hk, Hv, Dk, Dv, o); break;
+	case 32: LAUNCH(gdn_step<4>, blocks, SLICES * WARP, qkv, beta, g, ld, S, n, Hk, Hv, Dk, Dv, o); break;
+	case 64: LAUNCH(gdn_step<8>, blocks, SLICES * WARP, qkv, beta, g, ld, S, n, Hk, Hv, Dk, Dv, o); break;
+	case 128: LAUNCH(gdn_step<16>, blocks, SLICES * WARP, qkv, beta, g, ld, S, n, Hk, Hv, Dk, Dv, o); break;
+	case 256: LAUNCH(gdn_step<32>, blocks, SLICES * WARP, qkv, beta, g, ld, S, n, Hk, Hv, Dk, Dv, o); break;
 	default: return tf_err("Gated DeltaNet key dim %d is not supported on the GPU", Dk);
 	}
 	LAUNCH_CHECK();

@@ -87,6 +87,11 @@ out:
 
 int tf_cuda_gemm(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate)
 {
+	return tf_cuda_gemm_ld(w, x, n, y, w->rows, accumulate);
+}
+
+int tf_cuda_gemm_ld(const tf_weight *w, const uint16_t *x, int n, float *y, int64_t ldy, int accumulate)
+{
 	if (n <= 0)
 		return 0;
 	if (gemm_init() < 0)
@@ -94,8 +99,8 @@ int tf_cuda_gemm(const tf_weight *w, const uint16_t *x, int n, float *y, int acc
 	const uint16_t *xl = x + (int64_t)n * w->cols;  /* the lo plane: a second product adds it */
 
 	if (w->fmt == TF_BF16 && ((uintptr_t)w->data & 15) == 0)
-		return lt_matmul((const uint16_t *)w->data, w->rows, w->cols, x, n, y, w->rows, accumulate) < 0 ||
-		       lt_matmul((const uint16_t *)w->data, w->rows, w->cols, xl, n, y, w->rows, 1) < 0 ? -1 : 0;
+		return lt_matmul((const uint16_t *)w->data, w->rows, w->cols, x, n, y, ldy, accumulate) < 0 ||
+		       lt_matmul((const uint16_t *)w->data, w->rows, w->cols, xl, n, y, ldy, 1) < 0 ? -1 : 0;
 	/* slices of a multiple of 64 rows keep y + r0 aligned for cuBLASLt */
 	int64_t slice = SCRATCH_ELEMS / w->cols / 64 * 64;
 	if (slice < 64)
@@ -103,8 +108,8 @@ int tf_cuda_gemm(const tf_weight *w, const uint16_t *x, int n, float *y, int acc
 	for (int64_t r0 = 0; r0 < w->rows; r0 += slice) {
 		int64_t R = w->rows - r0 < slice ? w->rows - r0 : slice;
 		if (tf_cuda_dequant(w, r0, R, scratch) < 0 ||
-		    lt_matmul(scratch, R, w->cols, x, n, y + r0, w->rows, accumulate) < 0 ||
-		    lt_matmul(scratch, R, w->cols, xl, n, y + r0, w->rows, 1) < 0)
+		    lt_matmul(scratch, R, w->cols, x, n, y + r0, ldy, accumulate) < 0 ||
+		    lt_matmul(scratch, R, w->cols, xl, n, y + r0, ldy, 1) < 0)
 			return -1;
 	}
 	return 0;

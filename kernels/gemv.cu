@@ -34,6 +34,8 @@
  * are zeros and a column of an mma result depends only on its own column
  * of B).
  */
+#include <stdlib.h>
+
 #include "common.cuh"
 #include "gemv.cuh"
 
@@ -93,8 +95,7 @@ template <int KIND, int BITS> struct unit_shape {
 	static constexpr int UNIT = KIND == K_BF16 ? 32 : 128;
 	static constexpr int NV = KIND == K_BF16 ? 4 : KIND == K_SIGN ? 1 : BITS;
 	static constexpr int WPS = KIND == K_BF16 ? 16 : KIND == K_SIGN ? 1 : BITS;
-	static constexpr int PD = KIND == K_SIGN ? 16 : KIND == K_BF16 ? 1 :
-				  BITS == 2 ? 8 : BITS == 4 ? 4 : 1;
+	static constexpr int PD = KIND == K_SIGN ? 16 : KIND == K_BF16 ? 1 : BITS == 2 ? 8 : 1;
 };
 
 /* bits [s, s + B) of the sub-block's words (a code), at the bottom of a word */
@@ -121,10 +122,22 @@ static __device__ __forceinline__ uint32_t wpair(const uint32_t *wd, int p, uint
 		uint32_t t = wd[0] << (15 - p);
 		return lop3<LUT_NAND_XOR>(t, 0x80008000u, s2);
 	}
-	if (BITS == 4 || BITS == 2) {
-		/* codes i and i + 8/B*2... of a word sit 16 bits apart: one lop3
-		 * lifts both into bf16 128 + q, one fma removes the 128, one fma
-		 * applies scale and bias */
+	if (BITS == 4) {
+		/* columns 2p, 2p+1 are the two nibbles of byte p: one prmt puts
+		 * the byte and the byte shifted by 4 (shared by the word's four
+		 * pairs) 16 bits apart, so the pairs come in column order and the
+		 * inputs need no permuting; one lop3 lifts both into bf16 128 + q,
+		 * one fma removes the 128, one fma applies scale and bias */
+		const uint32_t w = wd[p / 4];
+		const int k = p % 4;
+		uint32_t t = __byte_perm(w, w >> 4, k | k << 4 | (4 + k) << 8 | (4 + k) << 12);
+		t = lop3<LUT_AND_OR>(t, 0x000f000fu, BF_MAGIC2);
+		return bfma2(bfma2(t, BF_ONE2, BF_M128_2), s2, b2);
+	}
+	if (BITS == 2) {
+		/* codes i and i + 8 of a word sit 16 bits apart: one lop3 lifts
+		 * both into bf16 128 + q, one fma removes the 128, one fma applies
+		 * scale and bias; the inputs are paired to match */
 		constexpr int PER = 32 / BITS / 2;      /* pairs a word */
 		constexpr uint32_t M = (1u << BITS) - 1;
 		uint32_t t = lop3<LUT_AND_OR>(wd[p / PER] >> (BITS * (p % PER)), M | M << 16, BF_MAGIC2);
@@ -163,8 +176,103 @@ static __device__ __forceinline__ uint32_t xpair(const uint32_t *xr, int p)
 	return __byte_perm(xr[lo >> 1], xr[hi >> 1], (p & 1) ? 0x7632 : 0x5410);
 }
 
+/* one unit's weights and scales for a lane's two rows, in registers */
+template <int KIND, int BITS> struct unit_regs {
+	typedef unit_shape<KIND, BITS> U;
+	uint32_t w0[U::NV * 4], w1[U::NV * 4];  /* rows g, g+8 */
+	uint32_t sb0[U::UNIT / 32], sb1[U::UNIT / 32]; /* per sub-block: bf16 scale | bias << 16 */
+};
+
+/* issues every load of unit u (weights streaming, scales cached); the
+ * registers fill while the previous unit computes */
+template <int KIND, int BITS>
+static __device__ __forceinline__ void load_unit(unit_regs<KIND, BITS> &R, int u, bool uv, int r0, int r1,
+						 int rows, const uint4 *w0p, const uint4 *w1p,
+						 const uint16_t *__restrict__ scales, const uint16_t *__restrict__ biases,
+						 int group, int ngroups)
+{
+	typedef unit_shape<KIND, BITS> U;
+	#pragma unroll
+	for (int v = 0; v < U::NV; v++) {
+		uint4 a = make_uint4(0, 0, 0, 0), b = a;
+		if (uv && r0 < rows)
+			a = ld_stream(w0p + (int64_t)u * U::NV + v);
+		if (uv && r1 < rows)
+			b = ld_stream(w1p + (int64_t)u * U::NV + v);
+		R.w0[4 * v] = a.x; R.w0[4 * v + 1] = a.y; R.w0[4 * v + 2] = a.z; R.w0[4 * v + 3] = a.w;
+		R.w1[4 * v] = b.x; R.w1[4 * v + 1] = b.y; R.w1[4 * v + 2] = b.z; R.w1[4 * v + 3] = b.w;
+	}
+	#pragma unroll
+	for (int sb = 0; sb < U::UNIT / 32; sb++) {
+		R.sb0[sb] = R.sb1[sb] = 0;
+		if (KIND != K_BF16 && uv) {
+			int gi = (u * U::UNIT + sb * 32) / group;
+			if (r0 < rows)
+				R.sb0[sb] = scales[(int64_t)r0 * ngroups + gi] |
+					    (KIND == K_AFF ? (uint32_t)biases[(int64_t)r0 * ngroups + gi] << 16 : 0);
+			if (r1 < rows)
+				R.sb1[sb] = scales[(int64_t)r1 * ngroups + gi] |
+					    (KIND == K_AFF ? (uint32_t)biases[(int64_t)r1 * ngroups + gi] << 16 : 0);
+		}
+	}
+}
+
+/* the products of unit u: the inputs of this lane's column (the hi and lo
+ * planes) from L1, then two mma a k-step on the same weight pairs, each
+ * into its own accumulator so the two chains overlap */
 template <int KIND, int BITS, int NT>
-__global__ void __launch_bounds__(SMAX * WARP, NT == 1 ? 2 : 1)
+static __device__ __forceinline__ void compute_unit(const unit_regs<KIND, BITS> &R, int u, bool uv, int g,
+						    const uint16_t *__restrict__ x,
+						    const uint16_t *__restrict__ xl, int n, int cols,
+						    float (&acc)[2][NT][4])
+{
+	typedef unit_shape<KIND, BITS> U;
+	#pragma unroll
+	for (int sb = 0; sb < U::UNIT / 32; sb++) {
+		const int col = u * U::UNIT + sb * 32;
+		/* (scale, scale) and (bias, bias) pairs, and the same as floats */
+		const uint32_t s20 = __byte_perm(R.sb0[sb], 0, 0x1010), b20 = __byte_perm(R.sb0[sb], 0, 0x3232);
+		const uint32_t s21 = __byte_perm(R.sb1[sb], 0, 0x1010), b21 = __byte_perm(R.sb1[sb], 0, 0x3232);
+		const float sf0 = __uint_as_float(R.sb0[sb] << 16), bf0 = __uint_as_float(R.sb0[sb] & 0xffff0000u);
+		const float sf1 = __uint_as_float(R.sb1[sb] << 16), bf1 = __uint_as_float(R.sb1[sb] & 0xffff0000u);
+		uint32_t xr[NT][16], xq[NT][16];
+
+		#pragma unroll
+		for (int j = 0; j < NT; j++) {
+			const int xi = j * 8 + g;
+			#pragma unroll
+			for (int v = 0; v < 4; v++) {
+				uint4 a = make_uint4(0, 0, 0, 0), b = a;
+				if (uv && xi < n) {
+					a = __ldg((const uint4 *)(x + (int64_t)xi * cols + col) + v);
+					b = __ldg((const uint4 *)(xl + (int64_t)xi * cols + col) + v);
+				}
+				xr[j][4 * v] = a.x; xr[j][4 * v + 1] = a.y;
+				xr[j][4 * v + 2] = a.z; xr[j][4 * v + 3] = a.w;
+				xq[j][4 * v] = b.x; xq[j][4 * v + 1] = b.y;
+				xq[j][4 * v + 2] = b.z; xq[j][4 * v + 3] = b.w;
+			}
+		}
+		const uint32_t *wd0 = R.w0 + sb * U::WPS, *wd1 = R.w1 + sb * U::WPS;
+		#pragma unroll
+		for (int k = 0; k < 8; k++) {
+			uint32_t a0 = wpair<KIND, BITS>(wd0, 2 * k, s20, b20, sf0, bf0);
+			uint32_t a1 = wpair<KIND, BITS>(wd1, 2 * k, s21, b21, sf1, bf1);
+			uint32_t a2 = wpair<KIND, BITS>(wd0, 2 * k + 1, s20, b20, sf0, bf0);
+			uint32_t a3 = wpair<KIND, BITS>(wd1, 2 * k + 1, s21, b21, sf1, bf1);
+			#pragma unroll
+			for (int j = 0; j < NT; j++) {
+				mma_bf16(acc[0][j], a0, a1, a2, a3,
+					 xpair<U::PD>(xr[j], 2 * k), xpair<U::PD>(xr[j], 2 * k + 1));
+				mma_bf16(acc[1][j], a0, a1, a2, a3,
+					 xpair<U::PD>(xq[j], 2 * k), xpair<U::PD>(xq[j], 2 * k + 1));
+			}
+		}
+	}
+}
+
+template <int KIND, int BITS, int NT, bool DBUF>
+__global__ void __launch_bounds__(SMAX * WARP, DBUF || NT == 2 ? 1 : 2)
 gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's layout */
 	 const uint16_t *__restrict__ scales,   /* (rows, cols/group) bf16 */
 	 const uint16_t *__restrict__ biases,   /* (rows, cols/group) bf16 */
@@ -172,10 +280,13 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 	 const uint16_t *__restrict__ x,        /* (n, cols) bf16, the inputs' hi plane */
 	 const uint16_t *__restrict__ xl,       /* (n, cols) bf16, their lo plane */
 	 int n,
-	 float *__restrict__ y,                 /* (n, rows) */
-	 int accumulate)
+	 float *__restrict__ y,                 /* (n, rows): row xi at y + xi * ldy */
+	 int64_t ldy, int accumulate)
 {
 	typedef unit_shape<KIND, BITS> U;
+	/* two units in registers at once (the next one loading while this one
+	 * computes) where the registers allow: up to 4 vectors a row */
+	constexpr bool DB = DBUF && U::NV <= 4;
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarp = blockDim.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
 	const int r0 = blockIdx.x * 16 + g, r1 = r0 + 8;
@@ -183,94 +294,56 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 	const int64_t rowvec = (int64_t)(cols / U::UNIT) * U::NV;       /* 16-byte vectors a row */
 	const uint4 *w0p = (const uint4 *)wdata + (int64_t)(r0 < rows ? r0 : 0) * rowvec;
 	const uint4 *w1p = (const uint4 *)wdata + (int64_t)(r1 < rows ? r1 : 0) * rowvec;
-	float acc[NT][4];
+	float acc[2][NT][4];
 	__shared__ float red[SMAX - 1][NT * 4][WARP];
 
 	#pragma unroll
-	for (int j = 0; j < NT; j++)
-		acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+	for (int c = 0; c < 2; c++)
+		#pragma unroll
+		for (int j = 0; j < NT; j++)
+			acc[c][j][0] = acc[c][j][1] = acc[c][j][2] = acc[c][j][3] = 0.0f;
 
+	/* unit of iteration `it` for this lane: all lanes with the same t share it */
 	const int niter = (nunits + 4 * nwarp - 1) / (4 * nwarp);
-	for (int it = 0; it < niter; it++) {
-		const int u = (it * nwarp + warp) * 4 + t;
-		const bool uv = u < nunits;
-		uint32_t w0[U::NV * 4], w1[U::NV * 4];
-
-		/* every load of the unit is issued before the first use */
-		#pragma unroll
-		for (int v = 0; v < U::NV; v++) {
-			uint4 a = make_uint4(0, 0, 0, 0), b = a;
-			if (uv && r0 < rows)
-				a = ld_stream(w0p + (int64_t)u * U::NV + v);
-			if (uv && r1 < rows)
-				b = ld_stream(w1p + (int64_t)u * U::NV + v);
-			w0[4 * v] = a.x; w0[4 * v + 1] = a.y; w0[4 * v + 2] = a.z; w0[4 * v + 3] = a.w;
-			w1[4 * v] = b.x; w1[4 * v + 1] = b.y; w1[4 * v + 2] = b.z; w1[4 * v + 3] = b.w;
+#define UNIT_OF(it) (((it) * nwarp + warp) * 4 + t)
+	unit_regs<KIND, BITS> A, B;
+	load_unit(A, UNIT_OF(0), UNIT_OF(0) < nunits, r0, r1, rows, w0p, w1p, scales, biases, group, ngroups);
+	/* the weights need nothing from the previous kernel: their first loads
+	 * are in flight before this waits for it (PDL, common.cuh) */
+	pdl_trigger();
+	pdl_wait();
+	for (int it = 0; it < niter; it += DB ? 2 : 1) {
+		if (DB && it + 1 < niter)
+			load_unit(B, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, r0, r1, rows, w0p, w1p, scales, biases,
+				  group, ngroups);
+		compute_unit<KIND, BITS, NT>(A, UNIT_OF(it), UNIT_OF(it) < nunits, g, x, xl, n, cols, acc);
+		if (!DB) {
+			if (it + 1 < niter)
+				load_unit(A, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, r0, r1, rows, w0p, w1p, scales,
+					  biases, group, ngroups);
+			continue;
 		}
-
-		#pragma unroll
-		for (int sb = 0; sb < U::UNIT / 32; sb++) {
-			const int col = u * U::UNIT + sb * 32;
-			uint32_t s20 = 0, b20 = 0, s21 = 0, b21 = 0;
-			float sf0 = 0, bf0 = 0, sf1 = 0, bf1 = 0;
-			uint32_t xr[NT][16], xq[NT][16];
-
-			if (KIND != K_BF16 && uv) {
-				int gi = col / group;
-				if (r0 < rows) {
-					uint32_t s = scales[(int64_t)r0 * ngroups + gi];
-					uint32_t b = KIND == K_AFF ? biases[(int64_t)r0 * ngroups + gi] : 0;
-					s20 = s | s << 16; b20 = b | b << 16;
-					sf0 = bf2f(s); bf0 = bf2f(b);
-				}
-				if (r1 < rows) {
-					uint32_t s = scales[(int64_t)r1 * ngroups + gi];
-					uint32_t b = KIND == K_AFF ? biases[(int64_t)r1 * ngroups + gi] : 0;
-					s21 = s | s << 16; b21 = b | b << 16;
-					sf1 = bf2f(s); bf1 = bf2f(b);
-				}
-			}
-			#pragma unroll
-			for (int j = 0; j < NT; j++) {
-				const int xi = j * 8 + g;
-				#pragma unroll
-				for (int v = 0; v < 4; v++) {
-					uint4 a = make_uint4(0, 0, 0, 0), b = a;
-					if (uv && xi < n) {
-						a = __ldg((const uint4 *)(x + (int64_t)xi * cols + col) + v);
-						b = __ldg((const uint4 *)(xl + (int64_t)xi * cols + col) + v);
-					}
-					xr[j][4 * v] = a.x; xr[j][4 * v + 1] = a.y;
-					xr[j][4 * v + 2] = a.z; xr[j][4 * v + 3] = a.w;
-					xq[j][4 * v] = b.x; xq[j][4 * v + 1] = b.y;
-					xq[j][4 * v + 2] = b.z; xq[j][4 * v + 3] = b.w;
-				}
-			}
-			const uint32_t *wd0 = w0 + sb * U::WPS, *wd1 = w1 + sb * U::WPS;
-			#pragma unroll
-			for (int k = 0; k < 8; k++) {
-				uint32_t a0 = wpair<KIND, BITS>(wd0, 2 * k, s20, b20, sf0, bf0);
-				uint32_t a1 = wpair<KIND, BITS>(wd1, 2 * k, s21, b21, sf1, bf1);
-				uint32_t a2 = wpair<KIND, BITS>(wd0, 2 * k + 1, s20, b20, sf0, bf0);
-				uint32_t a3 = wpair<KIND, BITS>(wd1, 2 * k + 1, s21, b21, sf1, bf1);
-				#pragma unroll
-				for (int j = 0; j < NT; j++) {
-					mma_bf16(acc[j], a0, a1, a2, a3,
-						 xpair<U::PD>(xr[j], 2 * k), xpair<U::PD>(xr[j], 2 * k + 1));
-					mma_bf16(acc[j], a0, a1, a2, a3,
-						 xpair<U::PD>(xq[j], 2 * k), xpair<U::PD>(xq[j], 2 * k + 1));
-				}
-			}
-		}
+		if (it + 1 >= niter)
+			break;
+		if (it + 2 < niter)
+			load_unit(A, UNIT_OF(it + 2), UNIT_OF(it + 2) < nunits, r0, r1, rows, w0p, w1p, scales, biases,
+				  group, ngroups);
+		compute_unit<KIND, BITS, NT>(B, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, g, x, xl, n, cols, acc);
 	}
+#undef UNIT_OF
 
-	/* warp 0 adds the other warps' partial sums in warp order */
+	/* the two chains, then warp 0 adds the other warps' partial sums in warp order */
+	#pragma unroll
+	for (int j = 0; j < NT; j++)
+		#pragma unroll
+		for (int e = 0; e < 4; e++)
+			acc[0][j][e] += acc[1][j][e];
 	if (warp > 0) {
 		#pragma unroll
 		for (int j = 0; j < NT; j++)
 			#pragma unroll
 			for (int e = 0; e < 4; e++)
-				red[warp - 1][j * 4 + e][lane] = acc[j][e];
+				red[warp - 1][j * 4 + e][lane] = acc[0][j][e];
 	}
 	__syncthreads();
 	if (warp > 0)
@@ -280,7 +353,7 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 		for (int j = 0; j < NT; j++)
 			#pragma unroll
 			for (int e = 0; e < 4; e++)
-				acc[j][e] += red[w - 1][j * 4 + e][lane];
+				acc[0][j][e] += red[w - 1][j * 4 + e][lane];
 
 	/* c0, c1: row g, inputs 2t, 2t+1; c2, c3: row g+8 */
 	#pragma unroll
@@ -289,8 +362,8 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 		for (int e = 0; e < 4; e++) {
 			int xi = j * 8 + 2 * t + (e & 1), r = e < 2 ? r0 : r1;
 			if (xi < n && r < rows) {
-				float *o = y + (int64_t)xi * rows + r;
-				*o = accumulate ? *o + acc[j][e] : acc[j][e];
+				float *o = y + xi * ldy + r;
+				*o = accumulate ? *o + acc[0][j][e] : acc[0][j][e];
 			}
 		}
 }
@@ -298,8 +371,10 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 /* any form, any shape: a warp per weight row, lanes stride the columns and
  * every input row has its own accumulator, summed by a fixed butterfly */
 __global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, const uint16_t *__restrict__ xl, int n,
-			 float *__restrict__ y, int accumulate)
+			 float *__restrict__ y, int64_t ldy, int accumulate)
 {
+	pdl_wait();
+	pdl_trigger();
 	const int lane = threadIdx.x & 31;
 	const int64_t r = (int64_t)blockIdx.x * (blockDim.x / WARP) + (threadIdx.x >> 5);
 	float acc[NMAX];
@@ -320,19 +395,28 @@ __global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, const uint
 	for (int j = 0; j < NMAX; j++) {
 		float s = warp_sum(acc[j]);
 		if (j < n && lane == 0) {
-			float *o = y + j * w.rows + r;
+			float *o = y + j * ldy + r;
 			*o = accumulate ? *o + s : s;
 		}
 	}
 }
 
 typedef void (*gemv_fn)(const void *, const uint16_t *, const uint16_t *, int, int, int,
-			const uint16_t *, const uint16_t *, int, float *, int);
+			const uint16_t *, const uint16_t *, int, float *, int64_t, int);
+
+/* TF_GEMV_DBUF=0 turns the double-buffered units off (for measuring) */
+static int dbuf = -1;
 
 template <int KIND, int BITS>
 static gemv_fn pick_nt(int n)
 {
-	return n <= 8 ? gemv_mma<KIND, BITS, 1> : gemv_mma<KIND, BITS, 2>;
+	if (dbuf < 0) {
+		const char *e = getenv("TF_GEMV_DBUF");
+		dbuf = !(e && *e == '0');
+	}
+	if (dbuf)
+		return n <= 8 ? gemv_mma<KIND, BITS, 1, true> : gemv_mma<KIND, BITS, 2, true>;
+	return n <= 8 ? gemv_mma<KIND, BITS, 1, false> : gemv_mma<KIND, BITS, 2, false>;
 }
 
 /* the tensor-core kernel for w, or NULL where only gemv_any applies */
@@ -376,24 +460,29 @@ static int split_for(int rows, int cols, int unit)
 	return s;
 }
 
-static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, int n, float *y, int accumulate,
-		     cudaStream_t st)
+static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, int n, float *y, int64_t ldy,
+		     int accumulate)
 {
 	int unit = 0;
 	gemv_fn f = pick(w, n, &unit);
 
 	if (f) {
 		int s = split_for((int)w->rows, (int)w->cols, unit);
-		f<<<(unsigned)((w->rows + 15) / 16), s * WARP, 0, st>>>(w->data, (const uint16_t *)w->scales,
-			(const uint16_t *)w->biases, w->group, (int)w->rows, (int)w->cols, x, xl, n, y, accumulate);
+		LAUNCH(f, (unsigned)((w->rows + 15) / 16), s * WARP, w->data, (const uint16_t *)w->scales,
+		       (const uint16_t *)w->biases, w->group, (int)w->rows, (int)w->cols, x, xl, n, y, ldy, accumulate);
 	} else {
-		gemv_any<<<(unsigned)((w->rows + 7) / 8), 8 * WARP, 0, st>>>(*w, x, xl, n, y, accumulate);
+		LAUNCH(gemv_any, (unsigned)((w->rows + 7) / 8), 8 * WARP, *w, x, xl, n, y, ldy, accumulate);
 	}
 	LAUNCH_CHECK();
 	return 0;
 }
 
 int tf_cuda_gemv(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate)
+{
+	return tf_cuda_gemv_ld(w, x, n, y, w->rows, accumulate);
+}
+
+int tf_cuda_gemv_ld(const tf_weight *w, const uint16_t *x, int n, float *y, int64_t ldy, int accumulate)
 {
 	if (w->rows > INT32_MAX / 2 || w->cols > INT32_MAX / 2)
 		return tf_err("weight of %lld x %lld is too large for the GPU kernels",
@@ -402,8 +491,8 @@ int tf_cuda_gemv(const tf_weight *w, const uint16_t *x, int n, float *y, int acc
 
 	for (int i = 0; i < n; i += NMAX) {
 		int m = n - i < NMAX ? n - i : NMAX;
-		if (gemv_cuda(w, x + (int64_t)i * w->cols, xl + (int64_t)i * w->cols, m, y + (int64_t)i * w->rows,
-			      accumulate, tf_cuda_stream_get()) < 0)
+		if (gemv_cuda(w, x + (int64_t)i * w->cols, xl + (int64_t)i * w->cols, m, y + i * ldy, ldy,
+			      accumulate) < 0)
 			return -1;
 	}
 	return 0;

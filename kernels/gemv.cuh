@@ -22,6 +22,9 @@ extern "C" {
  * common.cuh describes); w a device view from tf_cuda_weight_upload; any
  * n >= 1 (taken 16 rows at a time) */
 int tf_cuda_gemv(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate);
+/* the same with row i of y at y + i * ldy (ldy >= w->rows): products that
+ * fill column slices of one wider output */
+int tf_cuda_gemv_ld(const tf_weight *w, const uint16_t *x, int n, float *y, int64_t ldy, int accumulate);
 
 #ifdef __cplusplus
 }

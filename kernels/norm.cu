@@ -6,6 +6,8 @@
 __global__ void rmsnorm_f32(const float *__restrict__ x, const float *__restrict__ w, int d, float eps,
 			    float *y32, uint16_t *__restrict__ y16, int64_t plane)
 {
+	pdl_wait();
+	pdl_trigger();
 	__shared__ float sh[32];
 	const int64_t row = blockIdx.x;
 	const float *xr = x + row * d;
@@ -24,12 +26,14 @@ __global__ void rmsnorm_f32(const float *__restrict__ x, const float *__restrict
 	}
 }
 
-__global__ void gated_norm_f32(const float *__restrict__ o, const float *__restrict__ z,
+__global__ void gated_norm_f32(const float *__restrict__ o, const float *__restrict__ z, int64_t ldz, int heads,
 			       const float *__restrict__ w, int d, float eps, uint16_t *__restrict__ y, int64_t plane)
 {
+	pdl_wait();
+	pdl_trigger();
 	__shared__ float sh[32];
 	const int64_t row = blockIdx.x;
-	const float *orow = o + row * d, *zrow = z + row * d;
+	const float *orow = o + row * d, *zrow = z + row / heads * ldz + row % heads * d;
 	float ss = 0;
 
 	for (int i = threadIdx.x; i < d; i += blockDim.x)
@@ -52,17 +56,19 @@ int tf_cuda_rmsnorm(const float *x, const float *w, int n, int d, float eps, flo
 {
 	if (n <= 0)
 		return 0;
-	rmsnorm_f32<<<n, threads_for(d), 0, tf_cuda_stream_get()>>>(x, w, d, eps, y32, y16, (int64_t)n * d);
+	LAUNCH(rmsnorm_f32, n, threads_for(d), x, w, d, eps, y32, y16, (int64_t)n * d);
 	LAUNCH_CHECK();
 	return 0;
 }
 
-int tf_cuda_gated_norm(const float *o, const float *z, const float *w, int rows, int d, float eps,
-		       uint16_t *y16)
+int tf_cuda_gated_norm(const float *o, const float *z, int64_t ldz, const float *w, int n, int heads, int d,
+		       float eps, uint16_t *y16)
 {
+	int rows = n * heads;
+
 	if (rows <= 0)
 		return 0;
-	gated_norm_f32<<<rows, threads_for(d), 0, tf_cuda_stream_get()>>>(o, z, w, d, eps, y16, (int64_t)rows * d);
+	LAUNCH(gated_norm_f32, rows, threads_for(d), o, z, ldz, heads, w, d, eps, y16, (int64_t)rows * d);
 	LAUNCH_CHECK();
 	return 0;
 }

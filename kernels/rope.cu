@@ -7,6 +7,8 @@ __global__ void qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride,
 			     const float *__restrict__ w, float eps, int rot, float theta,
 			     const int64_t *__restrict__ pos)
 {
+	pdl_wait();
+	pdl_trigger();
 	const int lane = threadIdx.x & 31;
 	const int64_t item = (int64_t)blockIdx.x * (blockDim.x / WARP) + (threadIdx.x >> 5);
 	if (item >= (int64_t)n * heads)
@@ -42,8 +44,8 @@ int tf_cuda_qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride, int
 
 	if (items <= 0)
 		return 0;
-	qk_norm_rope<<<(unsigned)((items + 7) / 8), 8 * WARP, 0, tf_cuda_stream_get()>>>(
-		x, n, heads, D, tstride, hstride, w, eps, rot, theta, pos);
+	LAUNCH(qk_norm_rope, (unsigned)((items + 7) / 8), 8 * WARP, x, n, heads, D, tstride, hstride, w, eps, rot,
+	       theta, pos);
 	LAUNCH_CHECK();
 	return 0;
 }

@@ -24,6 +24,17 @@ cudaStream_t tf_cuda_stream_get(void)
 	return stream;
 }
 
+int tf_cuda_pdl(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *e = getenv("TF_CUDA_PDL");
+		on = !(e && *e == '0');
+	}
+	return on;
+}
+
 int tf_cuda_sms(void)
 {
 	return info.sms ? info.sms : 132;
@@ -301,6 +312,51 @@ int tf_cuda_weight_upload(tf_cuda_arena *a, const tf_weight *host, tf_weight *de
 		if (host->fmt == TF_AFFINE && upload_bf16(a, host->biases, host->sdtype, g, &dev->biases) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* scales or biases of several weights, each of any sdtype, as one bf16 run */
+static int upload_bf16_cat(uint16_t *d, const tf_weight *const *parts, int np, int biases)
+{
+	for (int k = 0; k < np; k++) {
+		uint64_t g = group_count(parts[k]);
+		const void *src = biases ? parts[k]->biases : parts[k]->scales;
+		uint16_t *h = (uint16_t *)tf_malloc(2 * g);
+		int rc;
+		for (uint64_t i = 0; i < g; i++)
+			h[i] = tf_f32_to_bf16(tf_load_scalar(src, parts[k]->sdtype, i));
+		rc = tf_cuda_upload(d, h, 2 * g);
+		free(h);
+		if (rc < 0)
+			return -1;
+		d += g;
+	}
+	return 0;
+}
+
+int tf_cuda_weight_upload_cat(tf_cuda_arena *a, const tf_weight *const *parts, int np, tf_weight *dev)
+{
+	tf_weight all = *parts[0];
+	uint64_t nb = 0, g = 0, off = 0;
+	char *d;
+
+	for (int k = 1; k < np; k++)
+		all.rows += parts[k]->rows;
+	for (int k = 0; k < np; k++) {
+		nb += data_bytes(parts[k]);
+		g += group_count(parts[k]);
+	}
+	if (tf_cuda_weight_alloc(a, &all, dev) < 0)
+		return -1;
+	d = (char *)dev->data;
+	for (int k = 0; k < np; k++) {
+		if (tf_cuda_upload(d + off, parts[k]->data, data_bytes(parts[k])) < 0)
+			return -1;
+		off += data_bytes(parts[k]);
+	}
+	if (g && (upload_bf16_cat((uint16_t *)dev->scales, parts, np, 0) < 0 ||
+		  (all.fmt == TF_AFFINE && upload_bf16_cat((uint16_t *)dev->biases, parts, np, 1) < 0)))
+		return -1;
 	return 0;
 }
 

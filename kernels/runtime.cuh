@@ -75,6 +75,11 @@ uint64_t tf_cuda_weight_bytes(const tf_weight *w);
  * type), codes and float data unchanged */
 int tf_cuda_weight_upload(tf_cuda_arena *a, const tf_weight *host, tf_weight *dev);
 
+/* copies weights of one form and width (parts[0..np), same fmt, cols, bits,
+ * group) into the arena as one weight of their rows stacked in order: a
+ * fused product reads them in one launch */
+int tf_cuda_weight_upload_cat(tf_cuda_arena *a, const tf_weight *const *parts, int np, tf_weight *dev);
+
 /* pins a host range for faster uploads (a mapped bundle); failure is harmless */
 void tf_cuda_pin(const void *p, uint64_t bytes);
 void tf_cuda_unpin(const void *p);

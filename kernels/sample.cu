@@ -43,6 +43,8 @@ static __device__ void argmax_block(const float *l, int lo, int hi, float *bv, i
 /* pass 1: AB blocks a row, each over a contiguous slice of ids */
 __global__ void __launch_bounds__(ST) argmax_part(const float *__restrict__ logits, int V, float *pv, int *pi)
 {
+	pdl_wait();
+	pdl_trigger();
 	__shared__ float bv[ST];
 	__shared__ int bi[ST];
 	const int row = blockIdx.x / AB, part = blockIdx.x % AB, per = (V + AB - 1) / AB;
@@ -58,6 +60,8 @@ __global__ void __launch_bounds__(ST) argmax_part(const float *__restrict__ logi
 /* pass 2: the slices of a row in order */
 __global__ void argmax_join(const float *__restrict__ pv, const int *__restrict__ pi, int V, int32_t *out)
 {
+	pdl_wait();
+	pdl_trigger();
 	const int row = blockIdx.x;
 	float best = pv[row * AB];
 	int idx = pi[row * AB];
@@ -75,6 +79,10 @@ __global__ void argmax_join(const float *__restrict__ pv, const int *__restrict_
 __global__ void __launch_bounds__(ST) sample_rows(const float *__restrict__ logits, int V, float temp,
 						  const double *__restrict__ u, int32_t *out)
 {
+	pdl_wait();
+	pdl_trigger();
+	pdl_wait();
+	pdl_trigger();
 	__shared__ float sh[32];
 	__shared__ double part[ST];
 	__shared__ int pick;
@@ -145,8 +153,8 @@ int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out)
 		return 0;
 	if (n > part_rows)
 		return tf_err("argmax of %d rows without tf_cuda_draw_reserve", n);
-	argmax_part<<<n * AB, ST, 0, st>>>(logits, V, part_v, part_i);
-	argmax_join<<<n, 32, 0, st>>>(part_v, part_i, V, out);
+	LAUNCH(argmax_part, n * AB, ST, logits, V, part_v, part_i);
+	LAUNCH(argmax_join, n, 32, part_v, part_i, V, out);
 	LAUNCH_CHECK();
 	return 0;
 }
@@ -155,7 +163,7 @@ int tf_cuda_sample(const float *logits, int n, int V, float temp, const double *
 {
 	if (n <= 0)
 		return 0;
-	sample_rows<<<n, ST, 0, tf_cuda_stream_get()>>>(logits, V, temp, u, out);
+	LAUNCH(sample_rows, n, ST, logits, V, temp, u, out);
 	LAUNCH_CHECK();
 	return 0;
 }

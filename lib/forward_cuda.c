@@ -37,16 +37,30 @@ int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
 #include "rope.cuh"
 #include "sample.cuh"
 
-/* y (n, rows) [+]= x (n, cols) W^T: the row-independent decode kernel, or a
- * cuBLASLt GEMM for prompt passes of more than a window of rows */
-static int product(const tf_weight *w, const uint16_t *x, int n, float *y, int acc, int prompt)
+/* y (n, rows) [+]= x (n, cols) W^T, row i of y at y + i * ldy: the
+ * row-independent decode kernel, or a cuBLASLt GEMM for prompt passes of
+ * more than a window of rows */
+static int product(const tf_weight *w, const uint16_t *x, int n, float *y, int64_t ldy, int acc, int prompt)
 {
 	if (prompt && n > GPU_WINDOW)
-		return tf_cuda_gemm(w, x, n, y, acc);
-	return tf_cuda_gemv(w, x, n, y, acc);
+		return tf_cuda_gemm_ld(w, x, n, y, ldy, acc);
+	return tf_cuda_gemv_ld(w, x, n, y, ldy, acc);
 }
 
 #define TRY(x) do { if ((x) < 0) return -1; } while (0)
+
+/* y (n, f->rows) = x W^T for a fused product: one launch when its parts are
+ * stacked, else one per part into its column slice */
+static int fused(const tf_gpu_fused *f, const uint16_t *x, int n, float *y, int prompt)
+{
+	int64_t off = 0;
+
+	for (int k = 0; k < f->n; k++) {
+		TRY(product(&f->w[k], x, n, y + off, f->rows, 0, prompt));
+		off += f->w[k].rows;
+	}
+	return 0;
+}
 
 /* gated full attention; adds its output projection into the stream g->x */
 static int attention(tf_gpu_seq *g, int i, int n, int prompt)
@@ -54,23 +68,21 @@ static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 	const tf_config *c = &g->m->c;
 	const tf_gpu_layer *l = &g->m->gpu->layer[i];
 	int D = c->head_dim, Hq = c->heads, Hkv = c->kv_heads;
-	int64_t kvr = (int64_t)Hkv * D;
-	float *k = g->kv, *v = g->kv + n * kvr;        /* (n, Hkv, D) each */
+	int64_t T = l->qkv.rows, kvr = (int64_t)Hkv * D;
+	float *q = g->proj;                     /* (n, Hq, 2, D) query and gate, token stride T */
+	float *k = q + 2LL * Hq * D, *v = k + kvr;      /* (n, Hkv, D) each, token stride T */
 
-	// projections: query and gate interleaved per head, keys, values
-	TRY(product(&l->q_proj, g->x16, n, g->qg, 0, prompt));
-	TRY(product(&l->k_proj, g->x16, n, k, 0, prompt));
-	TRY(product(&l->v_proj, g->x16, n, v, 0, prompt));
+	// projections: query and gate interleaved per head, keys, values (one fused product)
+	TRY(fused(&l->qkv, g->x16, n, g->proj, prompt));
 	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims
-	TRY(tf_cuda_qk_norm_rope(g->qg, n, Hq, D, 2LL * Hq * D, 2 * D, l->q_norm, c->eps, c->rot_dim,
-				 c->rope_theta, g->pos));
-	TRY(tf_cuda_qk_norm_rope(k, n, Hkv, D, kvr, D, l->k_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
+	TRY(tf_cuda_qk_norm_rope(q, n, Hq, D, T, 2 * D, l->q_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
+	TRY(tf_cuda_qk_norm_rope(k, n, Hkv, D, T, D, l->k_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
 	// keys and values into the cache at rows pos .. pos + n - 1
-	TRY(tf_cuda_kv_append(k, v, n, kvr, g->pos, g->k[i], g->v[i]));
-	// causal attention over the cache, gated by sigmoid(gate), to bf16
-	TRY(tf_cuda_attention(g->qg, g->k[i], g->v[i], g->pos, n, Hq, Hkv, D, g->x16));
+	TRY(tf_cuda_kv_append(k, v, T, n, kvr, g->pos, g->k[i], g->v[i]));
+	// causal attention over the cache, gated by sigmoid(gate)
+	TRY(tf_cuda_attention(q, T, g->k[i], g->v[i], g->pos, n, Hq, Hkv, D, g->x16));
 	// output projection, added into the residual stream
-	return product(&l->o_proj, g->x16, n, g->x, 1, prompt);
+	return product(&l->o_proj, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
 /* Gated DeltaNet; adds its output projection into the stream g->x */
@@ -79,24 +91,25 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 	const tf_model *m = g->m;
 	const tf_config *c = &m->c;
 	const tf_gpu_layer *l = &m->gpu->layer[i];
-	int Hk = c->lin_k_heads, Hv = c->lin_v_heads, Dk = c->lin_k_dim, Dv = c->lin_v_dim;
-	float *mq = g->qg;      /* (n, conv_dim) before the conv */
+	int Hk = c->lin_k_heads, Hv = c->lin_v_heads, Dk = c->lin_k_dim, Dv = c->lin_v_dim, C = m->conv_dim;
+	int64_t T = l->in.rows;
+	float *mq = g->proj;                    /* (n, conv_dim) before the conv, token stride T */
+	float *z = mq + C;                      /* (n, Hv, Dv) output gate */
+	float *b = z + (int64_t)Hv * Dv;        /* (n, Hv) beta logits, then beta */
+	float *a = b + Hv;                      /* (n, Hv) decay logits, then g */
 
-	// projections
-	TRY(product(&l->in_qkv, g->x16, n, mq, 0, prompt));
-	TRY(product(&l->in_z, g->x16, n, g->z, 0, prompt));
-	TRY(product(&l->in_b, g->x16, n, g->beta, 0, prompt));
-	TRY(product(&l->in_a, g->x16, n, g->gl, 0, prompt));
+	// projections: in_proj_qkv, z, b, a (one fused product)
+	TRY(fused(&l->in, g->x16, n, g->proj, prompt));
 	// causal conv with SiLU over q, k and v channels (updates the conv state)
-	TRY(tf_cuda_conv(l->conv, g->conv[i], mq, n, m->conv_dim, c->conv_k, g->qkv));
+	TRY(tf_cuda_conv(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv));
 	// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias)
-	TRY(tf_cuda_gdn_prep(g->qkv, g->beta, g->gl, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
+	TRY(tf_cuda_gdn_prep(g->qkv, b, a, T, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
 	// the delta rule per value head (updates the recurrent state)
-	TRY(tf_cuda_gdn_step(g->qkv, g->beta, g->gl, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
-	// gated RMSNorm: norm(o) * w * silu(z), per value head, to bf16
-	TRY(tf_cuda_gated_norm(g->o, g->z, l->gnorm, n * Hv, Dv, c->eps, g->x16));
+	TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
+	// gated RMSNorm: norm(o) * w * silu(z), per value head
+	TRY(tf_cuda_gated_norm(g->o, z, T, l->gnorm, n, Hv, Dv, c->eps, g->x16));
 	// output projection, added into the residual stream
-	return product(&l->out_proj, g->x16, n, g->x, 1, prompt);
+	return product(&l->out_proj, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
 /* SwiGLU on the normed stream; down_proj adds into g->x */
@@ -105,10 +118,10 @@ static int mlp(tf_gpu_seq *g, int i, int n, int prompt)
 	const tf_gpu_layer *l = &g->m->gpu->layer[i];
 	int64_t I = g->m->c.inter;
 
-	TRY(product(&l->gate, g->x16, n, g->z, 0, prompt));
-	TRY(product(&l->up, g->x16, n, g->o, 0, prompt));
-	TRY(tf_cuda_swiglu(g->z, g->o, n * I, g->x16));
-	return product(&l->down, g->x16, n, g->x, 1, prompt);
+	// gate and up (one fused product), silu(gate) * up, down added into the stream
+	TRY(fused(&l->gu, g->x16, n, g->gu, prompt));
+	TRY(tf_cuda_swiglu(g->gu, 2 * I, n, I, g->x16));
+	return product(&l->down, g->x16, n, g->x, g->m->c.hidden, 1, prompt);
 }
 
 /* n tokens (ids and first position already on the device) through every
@@ -141,7 +154,7 @@ static int head(tf_gpu_seq *g, int64_t first, int rows, int prompt)
 	int H = m->c.hidden;
 
 	TRY(tf_cuda_rmsnorm(g->x + first * H, m->gpu->norm, rows, H, m->c.eps, NULL, g->x16));
-	return product(&m->gpu->head, g->x16, rows, g->logits, 0, prompt);
+	return product(&m->gpu->head, g->x16, rows, g->logits, m->c.vocab, 0, prompt);
 }
 
 /* puts ids and the first position of a pass on the device */
@@ -264,15 +277,17 @@ static int sweep(tf_gpu_seq *g, uint64_t *bytes)
 	uint64_t b = 0;
 
 #define W(w) do { TRY(tf_cuda_gemv(&(w), g->x16, 1, g->logits, 0)); b += tf_weight_bytes(&(w)); } while (0)
+#define F(f) do { for (int k = 0; k < (f).n; k++) W((f).w[k]); } while (0)
 	for (int i = 0; i < m->c.layers; i++) {
 		const tf_gpu_layer *l = &d->layer[i];
 		if (m->c.full[i]) {
-			W(l->q_proj); W(l->k_proj); W(l->v_proj); W(l->o_proj);
+			F(l->qkv); W(l->o_proj);
 		} else {
-			W(l->in_qkv); W(l->in_z); W(l->in_b); W(l->in_a); W(l->out_proj);
+			F(l->in); W(l->out_proj);
 		}
-		W(l->gate); W(l->up); W(l->down);
+		F(l->gu); W(l->down);
 	}
+#undef F
 	W(d->head);
 #undef W
 	*bytes = b;

@@ -13,15 +13,31 @@
 #define GPU_PROMPT_SLICE 1024   /* prompt rows a pass takes */
 #define GPU_HEAD_BLOCK 64       /* logits rows computed and handed over at once */
 
+/*
+ * Products that read the same input are fused: their weights are stacked
+ * into one (q, k, v; in_proj_qkv, z, b, a; gate, up) so one launch reads
+ * them all and writes one wider output row. When the parts differ in form
+ * (a mixed-bits checkpoint) they stay separate (n parts) and each fills its
+ * column slice of the same output.
+ */
+typedef struct {
+	tf_weight w[4];
+	int n;                          /* 1 when stacked */
+	int64_t rows;                   /* rows of all parts: the output width */
+} tf_gpu_fused;
+
 typedef struct {
 	float *in_norm, *post_norm;     /* (H) norm factors */
-	tf_weight q_proj, k_proj, v_proj, o_proj;
+	tf_gpu_fused qkv;               /* full attention: q (with gate), k, v rows */
+	tf_weight o_proj;
 	float *q_norm, *k_norm;         /* (D) */
-	tf_weight in_qkv, in_z, in_b, in_a, out_proj;
+	tf_gpu_fused in;                /* Gated DeltaNet: in_proj_qkv, z, b, a rows */
+	tf_weight out_proj;
 	float *conv;                    /* (conv_dim, K) */
 	float *A_log, *dt_bias;         /* (Hv) */
 	float *gnorm;                   /* (Dv) */
-	tf_weight gate, up, down;
+	tf_gpu_fused gu;                /* MLP: gate rows, then up rows */
+	tf_weight down;
 } tf_gpu_layer;
 
 typedef struct tf_gpu_model {
@@ -54,12 +70,10 @@ struct tf_gpu_seq {
 	int64_t rows;
 	float *x;                       /* (rows, H) residual stream */
 	uint16_t *x16;                  /* (2, rows, max(H, Hq*D, Hv*Dv, I)) split bf16 input of a product */
-	float *qg;                      /* (rows, Hq, 2, D) query and gate; (rows, conv_dim) pre-conv */
-	float *kv;                      /* (2, rows, Hkv, D) new keys, then values */
-	float *qkv;                     /* (rows, conv_dim) after conv */
-	float *z;                       /* (rows, Hv*Dv) output gate; (rows, I) MLP gate */
-	float *beta, *gl;               /* (rows, Hv) */
-	float *o;                       /* (rows, Hv*Dv) delta-rule output; (rows, I) MLP up */
+	float *proj;                    /* (rows, qkv.rows or in.rows) a mixer's fused input products */
+	float *qkv;                     /* (rows, conv_dim) after the conv */
+	float *o;                       /* (rows, Hv*Dv) delta-rule output */
+	float *gu;                      /* (rows, 2*I) MLP gate, then up */
 	float *logits;                  /* (GPU_HEAD_BLOCK, V) */
 
 	/* captured steps: [rows][0 no logits, 1 last row, 2 every row] */

@@ -74,6 +74,20 @@ static int up_w(tf_cuda_arena *a, const tf_weight *h, tf_weight *d)
 	return tf_cuda_weight_upload(a, h, d);
 }
 
+static int same_form(const tf_weight *a, const tf_weight *b)
+{
+	return a->fmt == b->fmt && a->cols == b->cols && a->bits == b->bits && a->group == b->group;
+}
+
+/* the parts of a fused product: stacked when they share a form (synth:
+ * room taken and filled at random instead of copied) */
+static int up_fused(tf_cuda_arena *a, const tf_weight *const *p, int np, tf_gpu_fused *f, uint64_t *seed);
+
+static int up_fused_copy(tf_cuda_arena *a, const tf_weight *const *p, int np, tf_gpu_fused *f)
+{
+	return up_fused(a, p, np, f, NULL);
+}
+
 static int upload(tf_gpu_model *g, const tf_model *m)
 {
 	const tf_config *c = &m->c;
@@ -89,16 +103,16 @@ static int upload(tf_gpu_model *g, const tf_model *m)
 	for (int i = 0; i < c->layers; i++) {
 		const tf_layer *l = &m->layer[i];
 		tf_gpu_layer *d = &g->layer[i];
+		const tf_weight *gu[2] = { &l->gate, &l->up };
 		if (up_vec(a, l->in_norm, c->hidden, &d->in_norm) || up_vec(a, l->post_norm, c->hidden, &d->post_norm) ||
-		    up_w(a, &l->gate, &d->gate) || up_w(a, &l->up, &d->up) || up_w(a, &l->down, &d->down))
+		    up_fused_copy(a, gu, 2, &d->gu) || up_w(a, &l->down, &d->down))
 			return -1;
 		if (l->full) {
-			if (up_w(a, &l->q_proj, &d->q_proj) || up_w(a, &l->k_proj, &d->k_proj) ||
-			    up_w(a, &l->v_proj, &d->v_proj) || up_w(a, &l->o_proj, &d->o_proj) ||
+			const tf_weight *qkv[3] = { &l->q_proj, &l->k_proj, &l->v_proj };
+			if (up_fused_copy(a, qkv, 3, &d->qkv) || up_w(a, &l->o_proj, &d->o_proj) ||
 			    up_vec(a, l->q_norm, D, &d->q_norm) || up_vec(a, l->k_norm, D, &d->k_norm))
 				return -1;
-		} else if (up_w(a, &l->in_qkv, &d->in_qkv) || up_w(a, &l->in_z, &d->in_z) ||
-			   up_w(a, &l->in_b, &d->in_b) || up_w(a, &l->in_a, &d->in_a) ||
+		} else if (up_fused_copy(a, (const tf_weight *[]){ &l->in_qkv, &l->in_z, &l->in_b, &l->in_a }, 4, &d->in) ||
 			   up_w(a, &l->out_proj, &d->out_proj) ||
 			   up_vec(a, l->conv, (int64_t)m->conv_dim * c->conv_k, &d->conv) ||
 			   up_vec(a, l->A_log, c->lin_v_heads, &d->A_log) ||
@@ -182,6 +196,30 @@ static int synth_v(tf_cuda_arena *a, int64_t n, float v, float **out)
 	return *out ? tf_cuda_fill_f32(*out, n, v) : -1;
 }
 
+static int up_fused(tf_cuda_arena *a, const tf_weight *const *p, int np, tf_gpu_fused *f, uint64_t *seed)
+{
+	int same = 1;
+
+	memset(f, 0, sizeof *f);
+	for (int k = 0; k < np; k++) {
+		f->rows += p[k]->rows;
+		same &= same_form(p[0], p[k]);
+	}
+	if (same) {
+		f->n = 1;
+		if (!seed)
+			return tf_cuda_weight_upload_cat(a, p, np, &f->w[0]);
+		tf_weight all = *p[0];
+		all.rows = f->rows;
+		return synth_w(a, &all, &f->w[0], seed);
+	}
+	f->n = np;
+	for (int k = 0; k < np; k++)
+		if ((seed ? synth_w(a, p[k], &f->w[k], seed) : tf_cuda_weight_upload(a, p[k], &f->w[k])) < 0)
+			return -1;
+	return 0;
+}
+
 int tf_gpu_synth(tf_model *m, uint64_t seed)
 {
 	const tf_config *c = &m->c;
@@ -207,16 +245,15 @@ int tf_gpu_synth(tf_model *m, uint64_t seed)
 		const tf_layer *l = &m->layer[i];
 		tf_gpu_layer *d = &g->layer[i];
 		if (synth_v(a, c->hidden, 1, &d->in_norm) || synth_v(a, c->hidden, 1, &d->post_norm) ||
-		    synth_w(a, &l->gate, &d->gate, &seed) || synth_w(a, &l->up, &d->up, &seed) ||
+		    up_fused(a, (const tf_weight *[]){ &l->gate, &l->up }, 2, &d->gu, &seed) ||
 		    synth_w(a, &l->down, &d->down, &seed))
 			goto fail;
 		if (l->full) {
-			if (synth_w(a, &l->q_proj, &d->q_proj, &seed) || synth_w(a, &l->k_proj, &d->k_proj, &seed) ||
-			    synth_w(a, &l->v_proj, &d->v_proj, &seed) || synth_w(a, &l->o_proj, &d->o_proj, &seed) ||
+			if (up_fused(a, (const tf_weight *[]){ &l->q_proj, &l->k_proj, &l->v_proj }, 3, &d->qkv, &seed) ||
+			    synth_w(a, &l->o_proj, &d->o_proj, &seed) ||
 			    synth_v(a, D, 1, &d->q_norm) || synth_v(a, D, 1, &d->k_norm))
 				goto fail;
-		} else if (synth_w(a, &l->in_qkv, &d->in_qkv, &seed) || synth_w(a, &l->in_z, &d->in_z, &seed) ||
-			   synth_w(a, &l->in_b, &d->in_b, &seed) || synth_w(a, &l->in_a, &d->in_a, &seed) ||
+		} else if (up_fused(a, (const tf_weight *[]){ &l->in_qkv, &l->in_z, &l->in_b, &l->in_a }, 4, &d->in, &seed) ||
 			   synth_w(a, &l->out_proj, &d->out_proj, &seed) ||
 			   synth_v(a, (int64_t)m->conv_dim * c->conv_k, 0.25f, &d->conv) ||
 			   synth_v(a, c->lin_v_heads, -1.0f, &d->A_log) ||
@@ -266,11 +303,14 @@ static int scratch(tf_gpu_seq *g, int64_t rows)
 	if (vd > w16) w16 = vd;
 	if (I > w16) w16 = I;
 #define TAKE(p, n) (((p) = tf_cuda_alloc((n), "the step buffers")) ? 0 : -1)
-	if (TAKE(g->x, 4 * rows * H) || TAKE(g->x16, 4 * rows * w16) ||
-	    TAKE(g->qg, 4 * rows * (qd > C ? qd : C)) || TAKE(g->kv, 8 * rows * kv_row(m)) ||
-	    TAKE(g->qkv, 4 * rows * C) || TAKE(g->z, 4 * rows * (vd > I ? vd : I)) ||
-	    TAKE(g->beta, 4 * rows * c->lin_v_heads) || TAKE(g->gl, 4 * rows * c->lin_v_heads) ||
-	    TAKE(g->o, 4 * rows * (vd > I ? vd : I)) || TAKE(g->logits, 4 * head * V))
+	/* the widest fused mixer input: q, gate, k, v or in_proj_qkv, z, b, a */
+	int64_t pw = qd + 2 * kv_row(m), pw2 = C + vd + 2LL * c->lin_v_heads;
+
+	if (pw2 > pw)
+		pw = pw2;
+	if (TAKE(g->x, 4 * rows * H) || TAKE(g->x16, 4 * rows * w16) || TAKE(g->proj, 4 * rows * pw) ||
+	    TAKE(g->qkv, 4 * rows * C) || TAKE(g->o, 4 * rows * vd) || TAKE(g->gu, 8 * rows * I) ||
+	    TAKE(g->logits, 4 * head * V))
 		return -1;
 #undef TAKE
 	g->h_logits = tf_cuda_host_alloc(4 * head * V);
@@ -392,9 +432,8 @@ void tf_gpu_seq_free(tf_gpu_seq *g)
 	tf_cuda_free(g->ids); tf_cuda_free(g->pos); tf_cuda_free(g->u); tf_cuda_free(g->draw);
 	tf_cuda_host_free(g->h_ids); tf_cuda_host_free(g->h_pos); tf_cuda_host_free(g->h_u);
 	tf_cuda_host_free(g->h_draw); tf_cuda_host_free(g->h_logits);
-	tf_cuda_free(g->x); tf_cuda_free(g->x16); tf_cuda_free(g->qg); tf_cuda_free(g->kv);
-	tf_cuda_free(g->qkv); tf_cuda_free(g->z); tf_cuda_free(g->beta); tf_cuda_free(g->gl);
-	tf_cuda_free(g->o); tf_cuda_free(g->logits);
+	tf_cuda_free(g->x); tf_cuda_free(g->x16); tf_cuda_free(g->proj); tf_cuda_free(g->qkv);
+	tf_cuda_free(g->o); tf_cuda_free(g->gu); tf_cuda_free(g->logits);
 	free(g);
 }
 

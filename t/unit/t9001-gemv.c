@@ -69,6 +69,21 @@ static void run(const struct form *f, int64_t rows, int64_t cols)
 	}
 	ok(same, "%s: windows of 2, 3, 8, 9, 16 equal rows alone", what);
 
+	/* a column slice of a wider output (ldy = rows + 5): the same bits */
+	{
+		int64_t ld = rows + 5;
+		float *dw2 = tf_cuda_alloc(4 * NX * ld, "test output"), *wide = malloc(4 * NX * ld);
+		dev_poison(dw2, 4 * NX * ld);
+		DIE_IF(tf_cuda_gemv_ld(&dw, dx, NX, dw2, ld, 0));
+		dev_get(wide, dw2, 4 * NX * ld);
+		int eq = 1;
+		for (int i = 0; i < NX; i++)
+			eq &= same_bits(what, wide + i * ld, one + i * rows, rows);
+		ok(eq, "%s: output rows at a stride hold the same values", what);
+		tf_cuda_free(dw2);
+		free(wide);
+	}
+
 	/* accumulate: y = y0 + x W^T */
 	fill_f32(y0, NX * rows, 1.0f);
 	DIE_IF(tf_cuda_upload(dy, y0, 4 * NX * rows));

@@ -63,16 +63,19 @@ static void test_rmsnorm(void)
 
 static void test_gated_norm(void)
 {
-	int rows = 3 * 48, d = 128;
-	float *o = fresh(rows * d, 2), *z = fresh(rows * d, 2), *w = fresh(d, 1), *want = malloc(4 * rows * d);
+	/* z inside a wider row, as the fused input product leaves it */
+	int n = 3, heads = 48, d = 128, rows = n * heads;
+	int64_t ldz = (int64_t)heads * d + 96;
+	float *o = fresh(rows * d, 2), *z = fresh(n * ldz, 2), *w = fresh(d, 1), *want = malloc(4 * rows * d);
 	float *got = malloc(4 * rows * d);
 	uint16_t *g16 = malloc(4 * rows * d), *d16 = tf_cuda_alloc(4 * rows * d, "test");
-	float *dO = dev_f32(o, rows * d), *dz = dev_f32(z, rows * d), *dw = dev_f32(w, d);
+	float *dO = dev_f32(o, rows * d), *dz = dev_f32(z, n * ldz), *dw = dev_f32(w, d);
 
 	tf_rmsnorm(want, o, w, rows, d, 1e-6f);
-	for (int i = 0; i < rows * d; i++)
-		want[i] *= tf_silu(z[i]);
-	DIE_IF(tf_cuda_gated_norm(dO, dz, dw, rows, d, 1e-6f, d16));
+	for (int r = 0; r < rows; r++)
+		for (int j = 0; j < d; j++)
+			want[r * d + j] *= tf_silu(z[r / heads * ldz + r % heads * d + j]);
+	DIE_IF(tf_cuda_gated_norm(dO, dz, ldz, dw, n, heads, d, 1e-6f, d16));
 	dev_get(g16, d16, 4 * rows * d);
 	join_split(g16, rows * d, got);
 	ok(close_enough("gated norm 144 x 128", got, want, rows * d, d, 1e-9, 1e30), "gated norm matches the CPU");
@@ -152,7 +155,7 @@ static void test_attention(void)
 
 		snprintf(what, sizeof what, "attention pos %lld, %d rows, %d/%d heads, D %d", (long long)pos0, n, Hq, Hkv, D);
 		attn_ref(qg, kc, vc, pos0, n, Hq, Hkv, D, want);
-		DIE_IF(tf_cuda_attention(dq, dk, dv, dp, n, Hq, Hkv, D, d16));
+		DIE_IF(tf_cuda_attention(dq, 2LL * Hq * D, dk, dv, dp, n, Hq, Hkv, D, d16));
 		dev_get(g16, d16, 4 * on);
 		join_split(g16, on, got);
 		ok(close_enough(what, got, want, on, D, 1e-9, 1e30), "%s matches a float64 reference", what);
@@ -160,7 +163,7 @@ static void test_attention(void)
 		for (int t = 0; t < n; t++) {
 			int64_t p = pos0 + t, hd = (int64_t)Hq * D;
 			DIE_IF(tf_cuda_upload(dp, &p, 8));
-			DIE_IF(tf_cuda_attention(dq + t * 2 * hd, dk, dv, dp, 1, Hq, Hkv, D, d1));
+			DIE_IF(tf_cuda_attention(dq + t * 2 * hd, 2 * hd, dk, dv, dp, 1, Hq, Hkv, D, d1));
 			dev_get(one16 + t * hd, d1, 2 * hd);
 			dev_get(one16 + on + t * hd, d1 + hd, 2 * hd);
 		}
@@ -175,7 +178,7 @@ static void test_attention(void)
 		float *k = fresh(n * row, 1), *v = fresh(n * row, 1), *kc = malloc(4 * cap * row), *vc = malloc(4 * cap * row);
 		float *dk = dev_f32(k, n * row), *dv = dev_f32(v, n * row), *dkc = dev_zero(cap * row), *dvc = dev_zero(cap * row);
 		int64_t *dp = dev_copy(&pos, 8);
-		DIE_IF(tf_cuda_kv_append(dk, dv, n, row, dp, dkc, dvc));
+		DIE_IF(tf_cuda_kv_append(dk, dv, row, n, row, dp, dkc, dvc));
 		dev_get(kc, dkc, 4 * cap * row);
 		dev_get(vc, dvc, 4 * cap * row);
 		ok(!memcmp(kc + pos * row, k, 4 * n * row) && !memcmp(vc + pos * row, v, 4 * n * row) && kc[pos * row - 1] == 0 &&
@@ -203,7 +206,7 @@ static void test_conv(void)
 			want[t * C + ch] = (float)(s / (1 + exp(-s)));
 		}
 	memcpy(swant, ext + n * C, 4 * (K - 1) * C);
-	DIE_IF(tf_cuda_conv(dw, ds, dm, n, C, K, dc));
+	DIE_IF(tf_cuda_conv(dw, ds, dm, C, n, C, K, dc));
 	dev_get(got, dc, 4 * n * C);
 	dev_get(sgot, ds, 4 * (K - 1) * C);
 	ok(close_enough("conv 7 x 1000, K 4", got, want, n * C, C, 1e-11, 1e-5), "causal conv + SiLU matches a float64 reference");
@@ -212,7 +215,7 @@ static void test_conv(void)
 	float *one = malloc(4 * n * C);
 	DIE_IF(tf_cuda_upload(ds, st, 4 * (K - 1) * C));
 	for (int t = 0; t < n; t++)
-		DIE_IF(tf_cuda_conv(dw, ds, dm + t * C, 1, C, K, dc + t * C));
+		DIE_IF(tf_cuda_conv(dw, ds, dm + t * C, C, 1, C, K, dc + t * C));
 	dev_get(one, dc, 4 * n * C);
 	ok(same_bits("conv steps", one, got, n * C), "conv token by token equals the window");
 	free(w); free(st); free(m); free(want); free(got); free(sgot); free(swant); free(ext); free(one);
@@ -264,8 +267,8 @@ static void test_gdn(int Hk, int Hv, int Dk, int Dv, int n)
 
 	float *dq = dev_f32(qkv, n * C), *db = dev_f32(b, n * Hv), *da = dev_f32(a, n * Hv), *dA = dev_f32(Al, Hv), *dd = dev_f32(dt, Hv);
 	float *dS = dev_f32(S0, sn), *dO = dev_zero(on);
-	DIE_IF(tf_cuda_gdn_prep(dq, db, da, dA, dd, n, Hk, Hv, Dk, Dv));
-	DIE_IF(tf_cuda_gdn_step(dq, db, da, dS, n, Hk, Hv, Dk, Dv, dO));
+	DIE_IF(tf_cuda_gdn_prep(dq, db, da, Hv, dA, dd, n, Hk, Hv, Dk, Dv));
+	DIE_IF(tf_cuda_gdn_step(dq, db, da, Hv, dS, n, Hk, Hv, Dk, Dv, dO));
 	dev_get(ogot, dO, 4 * on);
 	dev_get(Sgot, dS, 4 * sn);
 	ok(close_enough(what, ogot, o, on, Dv, 1e-9, 1e30), "%s: outputs match a float64 reference", what);
@@ -274,7 +277,7 @@ static void test_gdn(int Hk, int Hv, int Dk, int Dv, int n)
 	float *one = malloc(4 * on), *Sone = malloc(4 * sn);
 	DIE_IF(tf_cuda_upload(dS, S0, 4 * sn));
 	for (int t = 0; t < n; t++)
-		DIE_IF(tf_cuda_gdn_step(dq + t * C, db + t * Hv, da + t * Hv, dS, 1, Hk, Hv, Dk, Dv, dO + (int64_t)t * Hv * Dv));
+		DIE_IF(tf_cuda_gdn_step(dq + t * C, db + t * Hv, da + t * Hv, Hv, dS, 1, Hk, Hv, Dk, Dv, dO + (int64_t)t * Hv * Dv));
 	dev_get(one, dO, 4 * on);
 	dev_get(Sone, dS, 4 * sn);
 	ok(same_bits(what, one, ogot, on) && same_bits(what, Sone, Sgot, sn), "%s: token by token equals the window", what);
@@ -285,17 +288,19 @@ static void test_gdn(int Hk, int Hv, int Dk, int Dv, int n)
 
 static void test_act(void)
 {
-	int64_t n = 100003;
-	float *g = fresh(n, 3), *u = fresh(n, 3), *want = malloc(4 * n), *got = malloc(4 * n);
+	int rows = 3;
+	int64_t I = 33335, n = rows * I;
+	float *gu = fresh(2 * n, 3), *g = fresh(n, 3), *want = malloc(4 * n), *got = malloc(4 * n);
 	uint16_t *h = malloc(4 * n), *d16 = tf_cuda_alloc(4 * n, "test");
-	float *dg = dev_f32(g, n), *du = dev_f32(u, n);
+	float *dgu = dev_f32(gu, 2 * n), *dg = dev_f32(g, n);
 
+	/* gate then up in each row of 2I, as the fused product leaves them */
 	for (int64_t i = 0; i < n; i++)
-		want[i] = tf_silu(g[i]) * u[i];
-	DIE_IF(tf_cuda_swiglu(dg, du, n, d16));
+		want[i] = tf_silu(gu[i / I * 2 * I + i % I]) * gu[i / I * 2 * I + I + i % I];
+	DIE_IF(tf_cuda_swiglu(dgu, 2 * I, rows, I, d16));
 	dev_get(h, d16, 4 * n);
 	join_split(h, n, got);
-	ok(close_enough("swiglu 100003", got, want, n, n, 1e-9, 1e30), "swiglu matches silu(g) * u");
+	ok(close_enough("swiglu 3 x 33335", got, want, n, I, 1e-9, 1e30), "swiglu matches silu(g) * u");
 	DIE_IF(tf_cuda_to_bf16(dg, n, d16));
 	dev_get(h, d16, 4 * n);
 	int same = 1;
@@ -303,8 +308,8 @@ static void test_act(void)
 		same &= h[i] == tf_f32_to_bf16(g[i]) &&
 			h[n + i] == tf_f32_to_bf16(g[i] - tf_bf16_to_f32(tf_f32_to_bf16(g[i])));
 	ok(same, "to_bf16 splits like tf_f32_to_bf16: the value, then what it left out");
-	free(g); free(u); free(want); free(got); free(h);
-	tf_cuda_free(d16); tf_cuda_free(dg); tf_cuda_free(du);
+	free(gu); free(g); free(want); free(got); free(h);
+	tf_cuda_free(d16); tf_cuda_free(dgu); tf_cuda_free(dg);
 }
 
 static void test_draws(void)
