@@ -8,7 +8,7 @@ __global__ void swiglu(const float *__restrict__ gu, int64_t ld, int64_t I, int6
 	pdl_wait();
 	pdl_trigger();
 	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-		put_split(y, n, i, silu(gu[i / I * ld + i % I]) * gu[i / I * ld + I + i % I]);
+		put_split(y, n, (int)(I & 31 ? 1 : 32), i, silu(gu[i / I * ld + i % I]) * gu[i / I * ld + I + i % I]);
 }
 
 __global__ void to_bf16(const float *__restrict__ x, int64_t n, uint16_t *__restrict__ y)
@@ -16,7 +16,7 @@ __global__ void to_bf16(const float *__restrict__ x, int64_t n, uint16_t *__rest
 	pdl_wait();
 	pdl_trigger();
 	for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-		put_split(y, n, i, x[i]);
+		put_split(y, n, (int)(n & 31 ? 1 : 32), i, x[i]);
 }
 
 static unsigned blocks_for(int64_t n)

@@ -8,10 +8,10 @@
 extern "C" {
 #endif
 
-/* y (2, n, I) split bf16 = silu(g) * u, the SwiGLU gate (spec 3.9), with
+/* y (2, n, I) split = silu(g) * u, the SwiGLU gate (spec 3.9), with
  * token t's g at gu + t * ld and its u at gu + t * ld + I */
 int tf_cuda_swiglu(const float *gu, int64_t ld, int n, int64_t I, uint16_t *y);
-/* y (2, n) split bf16 = x (common.cuh): x to the form products take */
+/* y (2, n) split = x (common.cuh): x to the form products take */
 int tf_cuda_to_bf16(const float *x, int64_t n, uint16_t *y);
 
 #ifdef __cplusplus

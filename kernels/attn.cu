@@ -73,7 +73,7 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 		for (int w = 0; w < AW; w++)
 			if (sl[w] > 0)
 				a += sacc[w][d] * expf(sm[w] - M);
-		put_split(out, plane, o + d, a / L * sigmoid(gate[d]));
+		put_split(out, plane, D, o + d, a / L * sigmoid(gate[d]));
 	}
 }
 

@@ -15,7 +15,7 @@ extern "C" {
  *   qg  (n, Hq, 2, D)  query (normed, rotated), then gate, per head; token
  *                      t's at qg + t * qstride
  *   kc, vc (cap, Hkv, D) the layer's cache
- *   out (2, n, Hq, D) split bf16
+ *   out (2, n, Hq, D) split
  * Each (token, head) is computed alone, the same for any n. */
 int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
 		      int n, int Hq, int Hkv, int D, uint16_t *out);

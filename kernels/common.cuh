@@ -102,16 +102,30 @@ static __device__ __forceinline__ uint16_t f2bf(float f)
 /*
  * Activations that feed a product are stored "split": (2, n, d) bf16, the
  * value rounded to bf16 in the first plane (hi) and what that rounding left
- * out, rounded again, in the second (lo). hi + lo carries 16 significant
- * bits, so the tensor-core products see activations about as exact as the
- * CPU's fp32 ones (relative error near 2^-17 instead of bf16's 2^-9), at the
- * price of a second mma on the same weight fragments.
+ * out, rounded again, in the second (lo), then (n, d/32) f32 sums of hi + lo
+ * over each 32 columns (when d is a multiple of 32). hi + lo carries 16
+ * significant bits, so the tensor-core products see activations about as
+ * exact as the CPU's fp32 ones (relative error near 2^-17 instead of bf16's
+ * 2^-9), at the price of a second mma on the same weight fragments; the
+ * sums let quantized products apply a group's bias once per group.
+ *
+ * put_split writes element i of n*d: callers run it with whole warps over
+ * 32 consecutive i starting at a multiple of 32.
  */
-static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, int64_t i, float v)
+#define SPLIT_BYTES(n) (4 * (int64_t)(n) + (int64_t)(n) / 8)    /* n = elements */
+
+static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, int d, int64_t i, float v)
 {
-	uint16_t h = f2bf(v);
+	uint16_t h = f2bf(v), l = f2bf(v - bf2f(h));
 	plane[i] = h;
-	plane[size + i] = f2bf(v - bf2f(h));
+	plane[size + i] = l;
+	if ((d & 31) == 0) {
+		float s = bf2f(h) + bf2f(l);
+		for (int o = 16; o > 0; o >>= 1)
+			s += __shfl_xor_sync(0xffffffff, s, o);
+		if ((threadIdx.x & 31) == 0)
+			((float *)(plane + 2 * size))[i >> 5] = s;
+	}
 }
 
 static __device__ __forceinline__ float half2f(uint16_t h)
@@ -141,10 +155,53 @@ static __device__ __forceinline__ uint32_t code_at(const uint32_t *row, int64_t 
 	return v & ((1u << bits) - 1);
 }
 
+/*
+ * The tiled forms (device copies only, fmt | TF_TILED): 2- and 4-bit affine
+ * and sign1 rows reordered at upload so that a lane's 16-byte load holds
+ * exactly the codes it feeds to the tensor cores (gemv.cu). A row is cut
+ * into chunks of TILE_COLS columns, 64 bytes each: 16 bytes for each of the
+ * four lanes t of a quad. Within a chunk, k-step j (16 columns) gives lane t
+ * columns 16j + 4t + {0, 1} (pair P = 0) and {2, 3} (P = 1); pair
+ * i = (j % KW) * 2 + P of word j / KW (KW k-steps a word) holds its first
+ * code at field i and its second at field i + 4 (4-bit), i + 8 (2-bit) or
+ * i + 16 (sign1), fields of BITS bits from the word's bottom. Same bits,
+ * same bytes, another order.
+ */
+#define TF_TILED 0x100
+
+static __host__ __device__ __forceinline__ int tile_cols(int fmt, int bits)
+{
+	return fmt == TF_SIGN1 ? 512 : bits == 4 ? 128 : 256;
+}
+
+/* byte offset in the row of the word holding column c, and the bit of its field */
+static __host__ __device__ __forceinline__ void tile_pos(int fmt, int bits, int64_t c, int64_t *byte, int *bit)
+{
+	const int tc = tile_cols(fmt, bits), kw = tc / 64, fields = 32 / bits;  /* k-steps a word */
+	const int64_t ch = c / tc;
+	const int cc = (int)(c % tc), j = cc / 16, t = (cc % 16) / 4, r = cc % 4;
+	const int i = (j % kw) * 2 + r / 2, e = r % 2;
+
+	*byte = ch * 64 + t * 16 + (j / kw) * 4;
+	*bit = (i + e * fields / 2) * bits;
+}
+
 /* element (r, c) of any weight form, dequantized to float; the slow path for
  * shapes and forms the fast kernels do not take, and for embedding rows */
 static __device__ __forceinline__ float weight_at(const tf_weight &w, int64_t r, int64_t c)
 {
+	if (w.fmt & TF_TILED) {
+		int64_t byte;
+		int bit, f = w.fmt & ~TF_TILED;
+		tile_pos(f, w.bits, c, &byte, &bit);
+		uint32_t word = *(const uint32_t *)((const uint8_t *)w.data + r * (w.cols * w.bits / 8) + byte);
+		uint32_t q = (word >> bit) & ((1u << w.bits) - 1);
+		int64_t gi = r * (w.cols / w.group) + c / w.group;
+		float s = load_scalar(w.scales, w.sdtype, gi);
+		if (f == TF_SIGN1)
+			return q ? s : -s;
+		return s * (float)q + load_scalar(w.biases, w.sdtype, gi);
+	}
 	switch (w.fmt) {
 	case TF_F32:
 		return ((const float *)w.data)[r * w.cols + c];

@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/* y (n, w->rows) f32 = x (2, n, w->cols) split bf16 . W^T, plus y's old
+/* y (n, w->rows) f32 = x (2, n, w->cols) split . W^T, plus y's old
  * value when accumulate; one GEMM for each plane of x. bf16 weights go straight to cuBLASLt; other forms are
  * dequantized to bf16 a slice of rows at a time first. The sums are in
  * cuBLASLt's order, which may depend on n: prompt mode only. */

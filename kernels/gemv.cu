@@ -368,6 +368,189 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 		}
 }
 
+/*
+ * The tiled forms (2- and 4-bit affine, sign1; layout in common.cuh). The
+ * four lanes of a quad read one 64-byte chunk of a row together, and each
+ * k-step's sixteen columns lie in one quantization group. So the tensor
+ * cores take the codes themselves, q + 128 in bf16 (exact: one lop3 a pair,
+ * no fma), and scale and bias are applied once per group to the group's
+ * partial sums in fp32:
+ *   y += s * sum((q + 128) x) + (b - 128 s) * sum(x)
+ * with sum(x) from the split input's 32-column sums. sign1 feeds +-1 and
+ * needs only the scale. That is about half the instructions a code of the
+ * per-pair dequantization above.
+ */
+#define LUT_NAND_OR     ((~0xf0 & 0xcc & 0xff) | 0xaa)  /* (~a & b) | c */
+
+#define NCH 2            /* chunks a lane loads at once in the tiled kernels */
+
+template <int KIND, int BITS, int G, int NT>
+__global__ void __launch_bounds__(SMAX * WARP, NT == 1 ? 2 : 1)
+gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
+	   const uint16_t *__restrict__ scales, /* (rows, cols/G) bf16 */
+	   const uint16_t *__restrict__ biases, /* (rows, cols/G) bf16 (affine) */
+	   int rows, int cols,
+	   const uint16_t *__restrict__ x,      /* (n, cols) hi plane */
+	   const uint16_t *__restrict__ xl,     /* (n, cols) lo plane */
+	   const float *__restrict__ xs,        /* (n, cols/32) sums of hi + lo */
+	   int n,
+	   float *__restrict__ y,               /* (n, rows): row xi at y + xi * ldy */
+	   int64_t ldy, int accumulate)
+{
+	constexpr int TC = KIND == K_SIGN ? 512 : BITS == 4 ? 128 : 256;        /* columns a chunk */
+	constexpr int KS = TC / 16;             /* k-steps a chunk */
+	constexpr int KW = KS / 4;              /* k-steps a word */
+	constexpr int SH = KIND == K_SIGN ? 1 : BITS;
+	constexpr int GK = G / 16;              /* k-steps a group */
+	constexpr int NC = NCH;                 /* chunks a warp takes at once */
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarp = blockDim.x >> 5;
+	const int g = lane >> 2, t = lane & 3;
+	const int r0 = blockIdx.x * 16 + g, r1 = r0 + 8;
+	const int nchunks = cols / TC, ngroups = cols / G, xsw = cols / 32;
+	const int64_t rowvec = (int64_t)nchunks * 4;
+	const uint4 *w0p = (const uint4 *)wdata + (int64_t)(r0 < rows ? r0 : 0) * rowvec + t;
+	const uint4 *w1p = (const uint4 *)wdata + (int64_t)(r1 < rows ? r1 : 0) * rowvec + t;
+	float acc[NT][4];
+	__shared__ float red[SMAX - 1][NT * 4][WARP];
+
+	#pragma unroll
+	for (int j = 0; j < NT; j++)
+		acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+
+	const int niter = (nchunks + NC * nwarp - 1) / (NC * nwarp);
+	for (int it = 0; it < niter; it++) {
+		const int ch0 = (it * nwarp + warp) * NC;
+		uint32_t w0[NC][4], w1[NC][4];
+
+		#pragma unroll
+		for (int v = 0; v < NC; v++) {
+			uint4 a = make_uint4(0, 0, 0, 0), b = a;
+			if (ch0 + v < nchunks && r0 < rows)
+				a = ld_stream(w0p + (int64_t)(ch0 + v) * 4);
+			if (ch0 + v < nchunks && r1 < rows)
+				b = ld_stream(w1p + (int64_t)(ch0 + v) * 4);
+			w0[v][0] = a.x; w0[v][1] = a.y; w0[v][2] = a.z; w0[v][3] = a.w;
+			w1[v][0] = b.x; w1[v][1] = b.y; w1[v][2] = b.z; w1[v][3] = b.w;
+		}
+		if (it == 0) {
+			/* the first weights are in flight before this waits for the
+			 * kernel that wrote x (PDL, common.cuh) */
+			pdl_trigger();
+			pdl_wait();
+		}
+
+		#pragma unroll
+		for (int v = 0; v < NC; v++) {
+			const int ch = ch0 + v;
+			if (ch >= nchunks)
+				break;
+			#pragma unroll
+			for (int grp = 0; grp < KS / GK; grp++) {
+				float c[NT][4], d[NT][4];       /* the group's sums: hi inputs, lo inputs */
+				#pragma unroll
+				for (int j = 0; j < NT; j++)
+					#pragma unroll
+					for (int e = 0; e < 4; e++)
+						c[j][e] = d[j][e] = 0.0f;
+				#pragma unroll
+				for (int jj = 0; jj < GK; jj++) {
+					const int ks = grp * GK + jj, wi = ks / KW, i0 = (ks % KW) * 2;
+					uint32_t a0, a1, a2, a3;
+					if (KIND == K_SIGN) {
+						a0 = lop3<LUT_NAND_OR>(w0[v][wi] << (15 - i0), 0x80008000u, BF_ONE2);
+						a1 = lop3<LUT_NAND_OR>(w1[v][wi] << (15 - i0), 0x80008000u, BF_ONE2);
+						a2 = lop3<LUT_NAND_OR>(w0[v][wi] << (14 - i0), 0x80008000u, BF_ONE2);
+						a3 = lop3<LUT_NAND_OR>(w1[v][wi] << (14 - i0), 0x80008000u, BF_ONE2);
+					} else {
+						constexpr uint32_t M = (1u << BITS) - 1;
+						a0 = lop3<LUT_AND_OR>(w0[v][wi] >> (SH * i0), M | M << 16, BF_MAGIC2);
+						a1 = lop3<LUT_AND_OR>(w1[v][wi] >> (SH * i0), M | M << 16, BF_MAGIC2);
+						a2 = lop3<LUT_AND_OR>(w0[v][wi] >> (SH * (i0 + 1)), M | M << 16, BF_MAGIC2);
+						a3 = lop3<LUT_AND_OR>(w1[v][wi] >> (SH * (i0 + 1)), M | M << 16, BF_MAGIC2);
+					}
+					const int col = ch * TC + 16 * ks + 4 * t;
+					#pragma unroll
+					for (int j = 0; j < NT; j++) {
+						const int xi = j * 8 + g;
+						uint2 hx = make_uint2(0, 0), lx = hx;
+						if (xi < n) {
+							hx = __ldg((const uint2 *)(x + (int64_t)xi * cols + col));
+							lx = __ldg((const uint2 *)(xl + (int64_t)xi * cols + col));
+						}
+						mma_bf16(c[j], a0, a1, a2, a3, hx.x, hx.y);
+						mma_bf16(d[j], a0, a1, a2, a3, lx.x, lx.y);
+					}
+				}
+				/* the group's scale (and bias) on its partial sums */
+				const int gi = (ch * TC + grp * G) / G;
+				float s0 = 0, s1 = 0, o0 = 0, o1 = 0;
+				if (r0 < rows) {
+					s0 = bf2f(scales[(int64_t)r0 * ngroups + gi]);
+					if (KIND == K_AFF)
+						o0 = bf2f(biases[(int64_t)r0 * ngroups + gi]) - 128.0f * s0;
+				}
+				if (r1 < rows) {
+					s1 = bf2f(scales[(int64_t)r1 * ngroups + gi]);
+					if (KIND == K_AFF)
+						o1 = bf2f(biases[(int64_t)r1 * ngroups + gi]) - 128.0f * s1;
+				}
+				#pragma unroll
+				for (int j = 0; j < NT; j++) {
+					float X[2] = { 0.0f, 0.0f };    /* sums of inputs 2t, 2t+1 over the group */
+					if (KIND == K_AFF)
+						#pragma unroll
+						for (int q = 0; q < 2; q++) {
+							const int xi = j * 8 + 2 * t + q;
+							if (xi < n)
+								#pragma unroll
+								for (int k = 0; k < G / 32; k++)
+									X[q] += xs[(int64_t)xi * xsw + gi * (G / 32) + k];
+						}
+					#pragma unroll
+					for (int e = 0; e < 4; e++) {
+						const float s = e < 2 ? s0 : s1, o = e < 2 ? o0 : o1;
+						acc[j][e] = fmaf(s, c[j][e] + d[j][e], acc[j][e]);
+						if (KIND == K_AFF)
+							acc[j][e] = fmaf(o, X[e & 1], acc[j][e]);
+					}
+				}
+			}
+		}
+	}
+	if (niter == 0) {
+		pdl_trigger();
+		pdl_wait();
+	}
+
+	/* warp 0 adds the other warps' partial sums in warp order */
+	if (warp > 0) {
+		#pragma unroll
+		for (int j = 0; j < NT; j++)
+			#pragma unroll
+			for (int e = 0; e < 4; e++)
+				red[warp - 1][j * 4 + e][lane] = acc[j][e];
+	}
+	__syncthreads();
+	if (warp > 0)
+		return;
+	for (int w = 1; w < nwarp; w++)
+		#pragma unroll
+		for (int j = 0; j < NT; j++)
+			#pragma unroll
+			for (int e = 0; e < 4; e++)
+				acc[j][e] += red[w - 1][j * 4 + e][lane];
+	#pragma unroll
+	for (int j = 0; j < NT; j++)
+		#pragma unroll
+		for (int e = 0; e < 4; e++) {
+			int xi = j * 8 + 2 * t + (e & 1), r = e < 2 ? r0 : r1;
+			if (xi < n && r < rows) {
+				float *o = y + xi * ldy + r;
+				*o = accumulate ? *o + acc[j][e] : acc[j][e];
+			}
+		}
+}
+
 /* any form, any shape: a warp per weight row, lanes stride the columns and
  * every input row has its own accumulator, summed by a fixed butterfly */
 __global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, const uint16_t *__restrict__ xl, int n,
@@ -404,15 +587,15 @@ __global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, const uint
 typedef void (*gemv_fn)(const void *, const uint16_t *, const uint16_t *, int, int, int,
 			const uint16_t *, const uint16_t *, int, float *, int64_t, int);
 
-/* TF_GEMV_DBUF=0 turns the double-buffered units off (for measuring) */
-static int dbuf = -1;
+/* TF_GEMV_DBUF=1 turns the double-buffered units on (for measuring) */
+static int dbuf = -1;       /* measured: the single buffer is faster (more warps a multiprocessor) */
 
 template <int KIND, int BITS>
 static gemv_fn pick_nt(int n)
 {
 	if (dbuf < 0) {
 		const char *e = getenv("TF_GEMV_DBUF");
-		dbuf = !(e && *e == '0');
+		dbuf = e && *e == '1';
 	}
 	if (dbuf)
 		return n <= 8 ? gemv_mma<KIND, BITS, 1, true> : gemv_mma<KIND, BITS, 2, true>;
@@ -460,9 +643,39 @@ static int split_for(int rows, int cols, int unit)
 	return s;
 }
 
-static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, int n, float *y, int64_t ldy,
-		     int accumulate)
+typedef void (*tiled_fn)(const void *, const uint16_t *, const uint16_t *, int, int, const uint16_t *,
+			 const uint16_t *, const float *, int, float *, int64_t, int);
+
+template <int KIND, int BITS, int G>
+static tiled_fn tiled_nt(int n)
 {
+	return n <= 8 ? gemv_tiled<KIND, BITS, G, 1> : gemv_tiled<KIND, BITS, G, 2>;
+}
+
+static tiled_fn pick_tiled(const tf_weight *w, int n)
+{
+	int f = w->fmt & ~TF_TILED;
+
+	if (f == TF_SIGN1)
+		return tiled_nt<K_SIGN, 1, 128>(n);
+	if (w->bits == 4)
+		return w->group == 32 ? tiled_nt<K_AFF, 4, 32>(n) : w->group == 64 ? tiled_nt<K_AFF, 4, 64>(n)
+									  : tiled_nt<K_AFF, 4, 128>(n);
+	return w->group == 32 ? tiled_nt<K_AFF, 2, 32>(n) : w->group == 64 ? tiled_nt<K_AFF, 2, 64>(n)
+								  : tiled_nt<K_AFF, 2, 128>(n);
+}
+
+static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, const float *xs, int n, float *y,
+		     int64_t ldy, int accumulate)
+{
+	if (w->fmt & TF_TILED) {
+		/* a warp takes NCH chunks at once: split as if a unit were NCH/4 chunks */
+		int tc = tile_cols(w->fmt & ~TF_TILED, w->bits), s = split_for((int)w->rows, (int)w->cols, tc * NCH / 4);
+		LAUNCH(pick_tiled(w, n), (unsigned)((w->rows + 15) / 16), s * WARP, w->data,
+		       (const uint16_t *)w->scales, (const uint16_t *)w->biases, (int)w->rows, (int)w->cols, x, xl, xs,
+		       n, y, ldy, accumulate);
+		return 0;
+	}
 	int unit = 0;
 	gemv_fn f = pick(w, n, &unit);
 
@@ -488,11 +701,12 @@ int tf_cuda_gemv_ld(const tf_weight *w, const uint16_t *x, int n, float *y, int6
 		return tf_err("weight of %lld x %lld is too large for the GPU kernels",
 			      (long long)w->rows, (long long)w->cols);
 	const uint16_t *xl = x + (int64_t)n * w->cols;  /* the lo plane */
+	const float *xs = (const float *)(xl + (int64_t)n * w->cols);   /* its 32-column sums */
 
 	for (int i = 0; i < n; i += NMAX) {
 		int m = n - i < NMAX ? n - i : NMAX;
-		if (gemv_cuda(w, x + (int64_t)i * w->cols, xl + (int64_t)i * w->cols, m, y + i * ldy, ldy,
-			      accumulate) < 0)
+		if (gemv_cuda(w, x + (int64_t)i * w->cols, xl + (int64_t)i * w->cols, xs + (int64_t)i * (w->cols / 32),
+			      m, y + i * ldy, ldy, accumulate) < 0)
 			return -1;
 	}
 	return 0;

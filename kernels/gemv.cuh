@@ -18,8 +18,8 @@ extern "C" {
 #endif
 
 /* y (n, w->rows) f32 = x . W^T, plus y's old value when accumulate (a
- * residual add); x (2, n, w->cols) split bf16 (hi plane, then lo plane, as
- * common.cuh describes); w a device view from tf_cuda_weight_upload; any
+ * residual add); x (2, n, w->cols) split (hi plane, lo plane, then the
+ * sums of 32 columns, as common.cuh describes); w a device view from tf_cuda_weight_upload; any
  * n >= 1 (taken 16 rows at a time) */
 int tf_cuda_gemv(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate);
 /* the same with row i of y at y + i * ldy (ldy >= w->rows): products that

@@ -20,7 +20,7 @@ __global__ void rmsnorm_f32(const float *__restrict__ x, const float *__restrict
 	for (int i = threadIdx.x; i < d; i += blockDim.x) {
 		float v = xr[i] * inv * w[i];
 		if (y16)
-			put_split(y16, plane, row * d + i, v);
+			put_split(y16, plane, d, row * d + i, v);
 		if (y32)
 			y32[row * d + i] = v;
 	}
@@ -41,7 +41,7 @@ __global__ void gated_norm_f32(const float *__restrict__ o, const float *__restr
 	ss = block_sum(ss, sh);
 	const float inv = 1.0f / sqrtf(ss / (float)d + eps);
 	for (int i = threadIdx.x; i < d; i += blockDim.x)
-		put_split(y, plane, row * d + i, orow[i] * inv * w[i] * silu(zrow[i]));
+		put_split(y, plane, d, row * d + i, orow[i] * inv * w[i] * silu(zrow[i]));
 }
 
 static int threads_for(int d)

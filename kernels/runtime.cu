@@ -294,16 +294,77 @@ static int upload_bf16(tf_cuda_arena *a, const void *src, int sdtype, uint64_t n
 	return rc;
 }
 
-int tf_cuda_weight_upload(tf_cuda_arena *a, const tf_weight *host, tf_weight *dev)
+/* whether w goes to the device tiled (common.cuh): the forms gemv.cu reads
+ * tiled, on whole chunks */
+static int tileable(const tf_weight *w)
 {
-	uint64_t nb = data_bytes(host), g = group_count(host);
+	return ((w->fmt == TF_AFFINE && (w->bits == 2 || w->bits == 4) &&
+		 (w->group == 32 || w->group == 64 || w->group == 128)) ||
+		(w->fmt == TF_SIGN1 && w->group == 128)) &&
+	       w->cols % tile_cols(w->fmt, w->bits) == 0;
+}
+
+/* one thread a word of the tiled rows: gathers the word's codes from the
+ * row in MLX order (rows, cols * bits / 32 words) */
+__global__ void tile_rows(const uint32_t *__restrict__ src, uint32_t *__restrict__ dst, int fmt, int bits,
+			  int64_t rows, int64_t cols)
+{
+	const int64_t wpr = cols * bits / 32, n = rows * wpr;
+	const int tc = tile_cols(fmt, bits), kw = tc / 64, fields = 32 / bits;
+
+	for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < n; x += (int64_t)gridDim.x * blockDim.x) {
+		const int64_t r = x / wpr, wi = x % wpr, ch = wi / 16;
+		const int t = (int)(wi % 16) / 4, w = (int)(wi % 4);
+		uint32_t out = 0;
+		for (int f = 0; f < fields; f++) {
+			/* field f holds pair i = f % (fields/2), element e = f / (fields/2) */
+			int i = f % (fields / 2), e = f / (fields / 2);
+			int j = w * kw + i / 2, P = i % 2;
+			int64_t c = ch * tc + 16 * j + 4 * t + 2 * P + e;
+			out |= code_at(src + r * wpr, c, bits) << (f * bits);
+		}
+		dst[x] = out;
+	}
+}
+
+/* the codes or values of host into room taken from a, tiled where the form
+ * allows: dev gets data and fmt */
+static int tf_cuda_weight_upload_data(tf_cuda_arena *a, const tf_weight *host, tf_weight *dev)
+{
+	uint64_t nb = data_bytes(host);
 	void *d;
 
 	*dev = *host;
 	d = tf_cuda_arena_take(a, nb);
-	if (!d || tf_cuda_upload(d, host->data, nb) < 0)
+	if (!d)
 		return -1;
+	if (tileable(host)) {
+		/* the codes go up as they are, then into the tiled order */
+		void *tmp = tf_cuda_alloc(nb, "the weight upload");
+		if (!tmp || tf_cuda_upload(tmp, host->data, nb) < 0) {
+			tf_cuda_free(tmp);
+			return -1;
+		}
+		tile_rows<<<tf_cuda_sms() * 8, 256, 0, stream>>>((const uint32_t *)tmp, (uint32_t *)d,
+								 host->fmt, host->fmt == TF_SIGN1 ? 1 : host->bits,
+								 host->rows, host->cols);
+		cudaError_t e = cudaStreamSynchronize(stream);
+		tf_cuda_free(tmp);
+		CUDA_CHECK(e);
+		dev->fmt |= TF_TILED;
+	} else if (tf_cuda_upload(d, host->data, nb) < 0) {
+		return -1;
+	}
 	dev->data = d;
+	return 0;
+}
+
+int tf_cuda_weight_upload(tf_cuda_arena *a, const tf_weight *host, tf_weight *dev)
+{
+	uint64_t g = group_count(host);
+
+	if (tf_cuda_weight_upload_data(a, host, dev) < 0)
+		return -1;
 	dev->scales = dev->biases = NULL;
 	if (g) {
 		dev->sdtype = TF_BF16;
@@ -350,9 +411,13 @@ int tf_cuda_weight_upload_cat(tf_cuda_arena *a, const tf_weight *const *parts, i
 		return -1;
 	d = (char *)dev->data;
 	for (int k = 0; k < np; k++) {
-		if (tf_cuda_upload(d + off, parts[k]->data, data_bytes(parts[k])) < 0)
+		tf_weight one;
+		tf_cuda_arena sub = { d + off, data_bytes(parts[k]), 0 };
+		/* the part's rows, tiled like a weight of its own */
+		if (tf_cuda_weight_upload_data(&sub, parts[k], &one) < 0)
 			return -1;
 		off += data_bytes(parts[k]);
+		dev->fmt = one.fmt;
 	}
 	if (g && (upload_bf16_cat((uint16_t *)dev->scales, parts, np, 0) < 0 ||
 		  (all.fmt == TF_AFFINE && upload_bf16_cat((uint16_t *)dev->biases, parts, np, 1) < 0)))
@@ -368,6 +433,8 @@ int tf_cuda_weight_alloc(tf_cuda_arena *a, const tf_weight *shape, tf_weight *de
 	dev->scales = dev->biases = NULL;
 	if (!(dev->data = tf_cuda_arena_take(a, data_bytes(shape))))
 		return -1;
+	if (tileable(shape))
+		dev->fmt |= TF_TILED;   /* random codes need no reordering */
 	if (g) {
 		dev->sdtype = TF_BF16;
 		if (!(dev->scales = tf_cuda_arena_take(a, 2 * g)))

@@ -303,7 +303,7 @@ int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
 
 	if (!t)
 		return -1;
-	if (tf_cuda_zero(g->x16, 4 * (uint64_t)g->m->c.inter) < 0 || tf_cuda_capture_begin() < 0)
+	if (tf_cuda_zero(g->x16, 5 * (uint64_t)g->m->c.inter) < 0 || tf_cuda_capture_begin() < 0)
 		goto out;
 	if (sweep(g, bytes) < 0) {
 		tf_cuda_capture_end(&gr);

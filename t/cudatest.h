@@ -100,16 +100,31 @@ static void fill_bf16(uint16_t *h, float *f, int64_t n, float scale)
 	}
 }
 
-/* split bf16 activations (kernels/common.cuh): planes (2, n) hold
- * hi = bf16(x) and lo = bf16(x - hi) of random x; xf gets hi + lo, the
+/* bytes of n split activations (kernels/common.cuh): two bf16 planes, then
+ * a float sum of each 32 */
+static inline size_t split_bytes(int64_t n)
+{
+	return 4 * n + 4 * ((n + 31) / 32);
+}
+
+/* split activations: planes (2, n) hold hi = bf16(x) and lo = bf16(x - hi)
+ * of random x, then the sums of hi + lo over each 32; xf gets hi + lo, the
  * value the GPU products see */
 static void fill_split(uint16_t *planes, float *xf, int64_t n, float scale)
 {
+	float *sums = (float *)(planes + 2 * n);
+
 	for (int64_t i = 0; i < n; i++) {
 		float x = rng_norm() * scale;
 		planes[i] = tf_f32_to_bf16(x);
 		planes[n + i] = tf_f32_to_bf16(x - tf_bf16_to_f32(planes[i]));
 		xf[i] = tf_bf16_to_f32(planes[i]) + tf_bf16_to_f32(planes[n + i]);
+	}
+	for (int64_t k = 0; k < (n + 31) / 32; k++) {
+		double s = 0;
+		for (int64_t i = 32 * k; i < 32 * k + 32 && i < n; i++)
+			s += xf[i];
+		sums[k] = (float)s;
 	}
 }
 
@@ -120,11 +135,13 @@ static void join_split(const uint16_t *planes, int64_t n, float *out)
 		out[i] = tf_bf16_to_f32(planes[i]) + tf_bf16_to_f32(planes[n + i]);
 }
 
-/* rows [i, i + m) of split planes (2, n, cols) as planes of their own (2, m, cols) */
+/* rows [i, i + m) of split activations (n, cols) as their own (m, cols) */
 static void sub_split(const uint16_t *planes, int64_t n, int64_t cols, int64_t i, int64_t m, uint16_t *out)
 {
 	memcpy(out, planes + i * cols, 2 * m * cols);
 	memcpy(out + m * cols, planes + n * cols + i * cols, 2 * m * cols);
+	if (cols % 32 == 0)
+		memcpy(out + 2 * m * cols, (const float *)(planes + 2 * n * cols) + i * cols / 32, 4 * m * cols / 32);
 }
 
 /* a random weight of the given form; free with free_weight */

@@ -23,7 +23,7 @@ struct form {
 static void run(const struct form *f, int64_t rows, int64_t cols)
 {
 	tf_weight w = make_weight(f->fmt, rows, cols, f->bits, f->group), dw;
-	uint16_t *xh = malloc(4 * NX * cols), *xs = malloc(4 * NX * cols);
+	uint16_t *xh = malloc(split_bytes(NX * cols)), *xs = malloc(split_bytes(NX * cols));
 	float *xf = malloc(4 * NX * cols), *want = malloc(4 * NX * rows), *got = malloc(4 * NX * rows);
 	float *one = malloc(4 * NX * rows), *y0 = malloc(4 * NX * rows);
 	char what[160];
@@ -36,7 +36,7 @@ static void run(const struct form *f, int64_t rows, int64_t cols)
 
 	DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
 	DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
-	uint16_t *dx = dev_copy(xh, 4 * NX * cols), *dsub = tf_cuda_alloc(4 * NX * cols, "test input");
+	uint16_t *dx = dev_copy(xh, split_bytes(NX * cols)), *dsub = tf_cuda_alloc(split_bytes(NX * cols), "test input");
 	float *dy = tf_cuda_alloc(4 * NX * rows, "test output");
 
 	/* all 17 rows in one call (a launch of 16 and one of 1) */
@@ -48,7 +48,7 @@ static void run(const struct form *f, int64_t rows, int64_t cols)
 	/* each row alone, then windows of 2, 3, 8, 9, 16: bit-identical */
 	for (int i = 0; i < NX; i++) {
 		sub_split(xh, NX, cols, i, 1, xs);
-		DIE_IF(tf_cuda_upload(dsub, xs, 4 * cols));
+		DIE_IF(tf_cuda_upload(dsub, xs, split_bytes(cols)));
 		DIE_IF(tf_cuda_gemv(&dw, dsub, 1, dy + i * rows, 0));
 	}
 	dev_get(one, dy, 4 * NX * rows);
@@ -61,7 +61,7 @@ static void run(const struct form *f, int64_t rows, int64_t cols)
 		for (int i = 0; i < NX; i += m) {
 			int cnt = NX - i < m ? NX - i : m;
 			sub_split(xh, NX, cols, i, cnt, xs);
-			DIE_IF(tf_cuda_upload(dsub, xs, 4 * cnt * cols));
+			DIE_IF(tf_cuda_upload(dsub, xs, split_bytes(cnt * cols)));
 			DIE_IF(tf_cuda_gemv(&dw, dsub, cnt, dy + i * rows, 0));
 		}
 		dev_get(got, dy, 4 * NX * rows);

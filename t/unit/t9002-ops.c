@@ -23,7 +23,7 @@ int main(void)
 #include "sample.cuh"
 
 static float *dev_f32(const float *h, int64_t n) { return dev_copy(h, 4 * n); }
-static float *dev_zero(int64_t n) { float *d = tf_cuda_alloc(4 * n, "test"); DIE_IF(tf_cuda_zero(d, 4 * n)); return d; }
+static float *dev_zero(int64_t n) { float *d = tf_cuda_alloc(split_bytes(n), "test"); DIE_IF(tf_cuda_zero(d, 4 * n)); return d; }
 static float *fresh(int64_t n, float scale) { float *p = malloc(4 * n); fill_f32(p, n, scale); return p; }
 
 static void test_rmsnorm(void)
@@ -32,9 +32,9 @@ static void test_rmsnorm(void)
 	for (unsigned s = 0; s < 4; s++) {
 		int n = shapes[s][0], d = shapes[s][1];
 		float *x = fresh((int64_t)n * d, 3), *w = fresh(d, 1), *want = malloc(4 * n * d), *got = malloc(4 * n * d);
-		uint16_t *g16 = malloc(4 * n * d);
+		uint16_t *g16 = malloc(split_bytes((int64_t)n * d));
 		float *dx = dev_f32(x, (int64_t)n * d), *dw = dev_f32(w, d), *dy = dev_zero((int64_t)n * d);
-		uint16_t *d16 = tf_cuda_alloc(4 * n * d, "test");
+		uint16_t *d16 = tf_cuda_alloc(split_bytes((int64_t)n * d), "test");
 		char what[64];
 
 		snprintf(what, sizeof what, "rmsnorm %d x %d", n, d);
@@ -43,9 +43,23 @@ static void test_rmsnorm(void)
 		DIE_IF(tf_cuda_rmsnorm(dx, dw, n, d, 1e-6f, dy, d16));
 		dev_get(got, dy, 4 * n * d);
 		ok(close_enough(what, got, want, (int64_t)n * d, d, 1e-12, 1e-4), "%s f32 matches tf_rmsnorm", what);
-		dev_get(g16, d16, 4 * n * d);
+		dev_get(g16, d16, split_bytes((int64_t)n * d));
 		join_split(g16, (int64_t)n * d, got);
 		ok(close_enough(what, got, want, (int64_t)n * d, d, 1e-9, 1e30), "%s split bf16 output carries the f32 one", what);
+		if (d % 32 == 0) {
+			/* the 32-column sums of hi + lo after the planes */
+			const float *sums = (const float *)(g16 + 2 * (int64_t)n * d);
+			float *ws = malloc(4 * n * d / 32);
+			for (int64_t k = 0; k < (int64_t)n * d / 32; k++) {
+				double a = 0;
+				for (int j = 0; j < 32; j++)
+					a += got[32 * k + j];
+				ws[k] = (float)a;
+			}
+			ok(close_enough(what, sums, ws, (int64_t)n * d / 32, d / 32, 1e-12, 1e30),
+			   "%s: the 32-column sums follow the planes", what);
+			free(ws);
+		}
 		/* row alone vs in the batch */
 		if (n > 1) {
 			DIE_IF(tf_cuda_rmsnorm(dx + d, dw, 1, d, 1e-6f, dy, NULL));
@@ -68,7 +82,7 @@ static void test_gated_norm(void)
 	int64_t ldz = (int64_t)heads * d + 96;
 	float *o = fresh(rows * d, 2), *z = fresh(n * ldz, 2), *w = fresh(d, 1), *want = malloc(4 * rows * d);
 	float *got = malloc(4 * rows * d);
-	uint16_t *g16 = malloc(4 * rows * d), *d16 = tf_cuda_alloc(4 * rows * d, "test");
+	uint16_t *g16 = malloc(4 * rows * d), *d16 = tf_cuda_alloc(split_bytes(rows * d), "test");
 	float *dO = dev_f32(o, rows * d), *dz = dev_f32(z, n * ldz), *dw = dev_f32(w, d);
 
 	tf_rmsnorm(want, o, w, rows, d, 1e-6f);
@@ -147,8 +161,8 @@ static void test_attention(void)
 		int n = cfg[c][1], Hkv = 2, Hq = Hkv * cfg[c][2], D = cfg[c][3];
 		int64_t cap = pos0 + n, kv = cap * Hkv * D, qn = (int64_t)n * Hq * 2 * D, on = (int64_t)n * Hq * D;
 		float *qg = fresh(qn, 1), *kc = fresh(kv, 1), *vc = fresh(kv, 1), *want = malloc(4 * on), *got = malloc(4 * on);
-		uint16_t *g16 = malloc(4 * on), *one16 = malloc(4 * on), *d16 = tf_cuda_alloc(4 * on, "test");
-		uint16_t *d1 = tf_cuda_alloc(4 * Hq * D, "test");
+		uint16_t *g16 = malloc(4 * on), *one16 = malloc(4 * on), *d16 = tf_cuda_alloc(split_bytes(on), "test");
+		uint16_t *d1 = tf_cuda_alloc(split_bytes(Hq * D), "test");
 		float *dq = dev_f32(qg, qn), *dk = dev_f32(kc, kv), *dv = dev_f32(vc, kv);
 		int64_t *dp = dev_copy(&pos0, 8);
 		char what[80];
@@ -291,7 +305,7 @@ static void test_act(void)
 	int rows = 3;
 	int64_t I = 33335, n = rows * I;
 	float *gu = fresh(2 * n, 3), *g = fresh(n, 3), *want = malloc(4 * n), *got = malloc(4 * n);
-	uint16_t *h = malloc(4 * n), *d16 = tf_cuda_alloc(4 * n, "test");
+	uint16_t *h = malloc(4 * n), *d16 = tf_cuda_alloc(split_bytes(n), "test");
 	float *dgu = dev_f32(gu, 2 * n), *dg = dev_f32(g, n);
 
 	/* gate then up in each row of 2I, as the fused product leaves them */
@@ -316,12 +330,13 @@ static void test_draws(void)
 {
 	int n = 5, V = 248320;
 	float *l = fresh((int64_t)n * V, 4);
-	int32_t got[5], *dout = tf_cuda_alloc(4 * n, "test");
+	int32_t got[5], *dout = tf_cuda_alloc(split_bytes(n), "test");
 	double u[5];
 
 	l[3 * (int64_t)V + 17] = l[3 * (int64_t)V + 200000] = 1e4f;  /* a tie: the first wins */
 	l[4 * (int64_t)V + V - 1] = 1e4f;                             /* the last id */
 	float *dl = dev_f32(l, (int64_t)n * V);
+	DIE_IF(tf_cuda_draw_reserve(n));
 	DIE_IF(tf_cuda_argmax(dl, n, V, dout));
 	dev_get(got, dout, 4 * n);
 	int same = 1;
@@ -375,11 +390,11 @@ static void test_embed_gemm(void)
 
 		/* prompt GEMM: 100 input rows against tf_matmul */
 		int n = 100;
-		uint16_t *xh = malloc(4 * n * cols);
+		uint16_t *xh = malloc(split_bytes(n * cols));
 		float *xf = malloc(4 * n * cols), *yw = malloc(4 * n * rows), *yg = malloc(4 * n * rows);
 		fill_split(xh, xf, n * cols, 1);
 		tf_matmul(&w, xf, n, yw);
-		uint16_t *dx = dev_copy(xh, 4 * n * cols);
+		uint16_t *dx = dev_copy(xh, split_bytes(n * cols));
 		float *dy = dev_zero(n * rows);
 		DIE_IF(tf_cuda_gemm(&dw, dx, n, dy, 0));
 		dev_get(yg, dy, 4 * n * rows);
