@@ -20,6 +20,7 @@ extern "C" {
 #include "weight.h"
 }
 #undef _Noreturn
+#include "runtime.cuh"
 
 /* records "CUDA call failed: WHY (STMT in FUNC at FILE:LINE)"; returns -1 */
 int tf_cuda_fail(const char *stmt, const char *func, const char *file, int line, const char *why);
@@ -167,7 +168,6 @@ static __device__ __forceinline__ uint32_t code_at(const uint32_t *row, int64_t 
  * i + 16 (sign1), fields of BITS bits from the word's bottom. Same bits,
  * same bytes, another order.
  */
-#define TF_TILED 0x100
 
 static __host__ __device__ __forceinline__ int tile_cols(int fmt, int bits)
 {

@@ -276,7 +276,12 @@ static int sweep(tf_gpu_seq *g, uint64_t *bytes)
 	const tf_gpu_model *d = m->gpu;
 	uint64_t b = 0;
 
-#define W(w) do { TRY(tf_cuda_gemv(&(w), g->x16, 1, g->logits, 0)); b += tf_weight_bytes(&(w)); } while (0)
+#define W(w) do { \
+		tf_weight h_ = (w); \
+		TRY(tf_cuda_gemv(&h_, g->x16, 1, g->logits, 0)); \
+		h_.fmt &= ~TF_TILED; \
+		b += tf_weight_bytes(&h_); \
+	} while (0)
 #define F(f) do { for (int k = 0; k < (f).n; k++) W((f).w[k]); } while (0)
 	for (int i = 0; i < m->c.layers; i++) {
 		const tf_gpu_layer *l = &d->layer[i];
