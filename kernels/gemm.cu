@@ -32,9 +32,55 @@ __global__ void dequant_rows(tf_weight w, int64_t r0, int64_t rows, uint16_t *__
 		out[i] = f2bf(weight_at(w, r0 + i / w.cols, i % w.cols));
 }
 
+/* tiled rows (common.cuh): a thread a 32-bit word, its codes to their
+ * columns; the layout constants are compile-time so the index arithmetic is
+ * shifts and masks */
+template <int FMT, int BITS, int G>
+__global__ void dequant_tiled(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
+{
+	constexpr int TC = FMT == TF_SIGN1 ? 512 : BITS == 4 ? 128 : 256, KW = TC / 64, F = 32 / BITS;
+	const int64_t wpr = w.cols * BITS / 32, n = rows * wpr, ng = w.cols / G;
+	const uint32_t *src = (const uint32_t *)w.data + r0 * wpr;
+
+	for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < n; x += (int64_t)gridDim.x * blockDim.x) {
+		const int64_t r = x / wpr, wi = x % wpr, ch = wi / 16;
+		const int t = (int)(wi % 16) / 4, wd = (int)(wi % 4);
+		const uint32_t word = src[x];
+		#pragma unroll
+		for (int f = 0; f < F; f++) {
+			const int i = f % (F / 2), e = f / (F / 2), j = wd * KW + i / 2, P = i % 2;
+			const int64_t c = ch * TC + 16 * j + 4 * t + 2 * P + e, gi = (r0 + r) * ng + c / G;
+			const uint32_t q = (word >> (f * BITS)) & ((1u << BITS) - 1);
+			const float s = bf2f(((const uint16_t *)w.scales)[gi]);
+			float v;
+			if (FMT == TF_SIGN1)
+				v = q ? s : -s;
+			else
+				v = s * (float)q + bf2f(((const uint16_t *)w.biases)[gi]);
+			out[r * w.cols + c] = f2bf(v);
+		}
+	}
+}
+
 int tf_cuda_dequant(const tf_weight *w, int64_t r0, int64_t rows, uint16_t *out)
 {
-	dequant_rows<<<tf_cuda_sms() * 8, 256, 0, tf_cuda_stream_get()>>>(*w, r0, rows, out);
+	const unsigned grid = tf_cuda_sms() * 8;
+	cudaStream_t st = tf_cuda_stream_get();
+
+	if (w->fmt & TF_TILED) {
+		int f = w->fmt & ~TF_TILED;
+		if (f == TF_SIGN1)
+			dequant_tiled<TF_SIGN1, 1, 128><<<grid, 256, 0, st>>>(*w, r0, rows, out);
+		else if (w->bits == 4)
+			(w->group == 32 ? dequant_tiled<TF_AFFINE, 4, 32> : w->group == 64 ? dequant_tiled<TF_AFFINE, 4, 64>
+				: dequant_tiled<TF_AFFINE, 4, 128>)<<<grid, 256, 0, st>>>(*w, r0, rows, out);
+		else
+			(w->group == 32 ? dequant_tiled<TF_AFFINE, 2, 32> : w->group == 64 ? dequant_tiled<TF_AFFINE, 2, 64>
+				: dequant_tiled<TF_AFFINE, 2, 128>)<<<grid, 256, 0, st>>>(*w, r0, rows, out);
+		LAUNCH_CHECK();
+		return 0;
+	}
+	dequant_rows<<<grid, 256, 0, st>>>(*w, r0, rows, out);
 	LAUNCH_CHECK();
 	return 0;
 }

@@ -54,6 +54,27 @@ static __device__ __forceinline__ uint4 ld_stream(const uint4 *p)
 	return v;
 }
 
+/* 16 bytes global -> shared without registers (cp.async.cg: cached in L2
+ * only, as streamed weights should be); zero-filled when !valid. The copies
+ * complete in commit groups; a lane reads back only what it copied, so a
+ * per-thread wait is enough (PTX ISA, "cp.async") */
+static __device__ __forceinline__ void cp_async16(void *smem, const void *gmem, bool valid)
+{
+	uint32_t s = (uint32_t)__cvta_generic_to_shared(smem);
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(s), "l"(gmem), "r"(valid ? 16 : 0));
+}
+
+static __device__ __forceinline__ void cp_commit(void)
+{
+	asm volatile("cp.async.commit_group;");
+}
+
+template <int N>
+static __device__ __forceinline__ void cp_wait(void)
+{
+	asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
+}
+
 template <int LUT>
 static __device__ __forceinline__ uint32_t lop3(uint32_t a, uint32_t b, uint32_t c)
 {
@@ -383,6 +404,8 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 #define LUT_NAND_OR     ((~0xf0 & 0xcc & 0xff) | 0xaa)  /* (~a & b) | c */
 
 #define NCH 2            /* chunks a lane loads at once in the tiled kernels */
+#define STAGES 4         /* iterations of weights in flight in the tiled kernels */
+#define RING_BYTES(warps) ((warps) * STAGES * 2 * NCH * WARP * 16)
 
 template <int KIND, int BITS, int G, int NT>
 __global__ void __launch_bounds__(SMAX * WARP, NT == 1 ? 2 : 1)
@@ -417,26 +440,46 @@ gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
 	for (int j = 0; j < NT; j++)
 		acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
 
+	/* the weights stream through a STAGES-deep ring in shared memory, one
+	 * per warp: the copies for STAGES-1 iterations ahead are in flight
+	 * while an iteration computes, so enough bytes are on their way to
+	 * cover memory latency without holding them in registers; [slot][k]
+	 * [lane] puts consecutive lanes in consecutive 16 bytes (no bank
+	 * conflicts) */
+	extern __shared__ uint4 ring[];         /* (warps, STAGES, 2*NC, 32) */
+	uint4 *mine = ring + (int64_t)warp * STAGES * 2 * NC * WARP + lane;
 	const int niter = (nchunks + NC * nwarp - 1) / (NC * nwarp);
+	auto issue = [&](int it) {
+		const int ch0 = (it * nwarp + warp) * NC;
+		uint4 *slot = mine + (it % STAGES) * 2 * NC * WARP;
+		#pragma unroll
+		for (int v = 0; v < NC; v++) {
+			const bool cv = ch0 + v < nchunks && it < niter;
+			cp_async16(slot + (2 * v) * WARP, w0p + (int64_t)(cv ? ch0 + v : 0) * 4, cv && r0 < rows);
+			cp_async16(slot + (2 * v + 1) * WARP, w1p + (int64_t)(cv ? ch0 + v : 0) * 4, cv && r1 < rows);
+		}
+		cp_commit();
+	};
+	#pragma unroll
+	for (int s = 0; s < STAGES - 1; s++)
+		issue(s);
+	/* those weights are in flight before this waits for the kernel that
+	 * wrote x (PDL, common.cuh) */
+	pdl_trigger();
+	pdl_wait();
+
 	for (int it = 0; it < niter; it++) {
 		const int ch0 = (it * nwarp + warp) * NC;
 		uint32_t w0[NC][4], w1[NC][4];
 
+		issue(it + STAGES - 1);
+		cp_wait<STAGES - 1>();          /* this iteration's group has landed */
+		const uint4 *slot = mine + (it % STAGES) * 2 * NC * WARP;
 		#pragma unroll
 		for (int v = 0; v < NC; v++) {
-			uint4 a = make_uint4(0, 0, 0, 0), b = a;
-			if (ch0 + v < nchunks && r0 < rows)
-				a = ld_stream(w0p + (int64_t)(ch0 + v) * 4);
-			if (ch0 + v < nchunks && r1 < rows)
-				b = ld_stream(w1p + (int64_t)(ch0 + v) * 4);
+			uint4 a = slot[(2 * v) * WARP], b = slot[(2 * v + 1) * WARP];
 			w0[v][0] = a.x; w0[v][1] = a.y; w0[v][2] = a.z; w0[v][3] = a.w;
 			w1[v][0] = b.x; w1[v][1] = b.y; w1[v][2] = b.z; w1[v][3] = b.w;
-		}
-		if (it == 0) {
-			/* the first weights are in flight before this waits for the
-			 * kernel that wrote x (PDL, common.cuh) */
-			pdl_trigger();
-			pdl_wait();
 		}
 
 		#pragma unroll
@@ -517,10 +560,7 @@ gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
 			}
 		}
 	}
-	if (niter == 0) {
-		pdl_trigger();
-		pdl_wait();
-	}
+	cp_wait<0>();
 
 	/* warp 0 adds the other warps' partial sums in warp order */
 	if (warp > 0) {
@@ -630,15 +670,14 @@ static gemv_fn pick(const tf_weight *w, int n, int *unit)
 }
 
 /* split-K warps: enough warps in flight to cover memory latency on every
- * multiprocessor (about 16 each), at most one unit a lane; a power of two
- * dividing the unit count keeps the warps evenly loaded. Depends on the
+ * multiprocessor (about 16 each), at most one unit a lane. Depends on the
  * matrix shape only. */
 static int split_for(int rows, int cols, int unit)
 {
 	int blocks = (rows + 15) / 16, quads = cols / unit / 4, s = 1;
 	int want = (tf_cuda_sms() * 16 + blocks - 1) / blocks;
 
-	while (s * 2 <= SMAX && s * 2 <= want && s * 2 <= (quads > 0 ? quads : 1) && quads % (s * 2) == 0)
+	while (s * 2 <= SMAX && s * 2 <= want && s * 2 <= (quads > 0 ? quads : 1))
 		s *= 2;
 	return s;
 }
@@ -671,9 +710,10 @@ static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, 
 	if (w->fmt & TF_TILED) {
 		/* a warp takes NCH chunks at once: split as if a unit were NCH/4 chunks */
 		int tc = tile_cols(w->fmt & ~TF_TILED, w->bits), s = split_for((int)w->rows, (int)w->cols, tc * NCH / 4);
-		LAUNCH(pick_tiled(w, n), (unsigned)((w->rows + 15) / 16), s * WARP, w->data,
-		       (const uint16_t *)w->scales, (const uint16_t *)w->biases, (int)w->rows, (int)w->cols, x, xl, xs,
-		       n, y, ldy, accumulate);
+		tiled_fn f = pick_tiled(w, n);
+		CUDA_CHECK(launch_k(f, dim3((unsigned)((w->rows + 15) / 16)), dim3(s * WARP), RING_BYTES(s), w->data,
+				    (const uint16_t *)w->scales, (const uint16_t *)w->biases, (int)w->rows, (int)w->cols,
+				    x, xl, xs, n, y, ldy, accumulate));
 		return 0;
 	}
 	int unit = 0;
@@ -687,6 +727,31 @@ static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, 
 		LAUNCH(gemv_any, (unsigned)((w->rows + 7) / 8), 8 * WARP, *w, x, xl, n, y, ldy, accumulate);
 	}
 	LAUNCH_CHECK();
+	return 0;
+}
+
+/* the tiled kernels take more than 48 KB of shared memory: allowed once,
+ * before any step is captured */
+template <int KIND, int BITS, int G>
+static cudaError_t allow_ring(void)
+{
+	cudaError_t e = cudaFuncSetAttribute(gemv_tiled<KIND, BITS, G, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					     RING_BYTES(SMAX));
+	if (e == cudaSuccess)
+		e = cudaFuncSetAttribute(gemv_tiled<KIND, BITS, G, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					 RING_BYTES(SMAX));
+	return e;
+}
+
+int tf_cuda_gemv_setup(void)
+{
+	CUDA_CHECK((allow_ring<K_AFF, 4, 32>()));
+	CUDA_CHECK((allow_ring<K_AFF, 4, 64>()));
+	CUDA_CHECK((allow_ring<K_AFF, 4, 128>()));
+	CUDA_CHECK((allow_ring<K_AFF, 2, 32>()));
+	CUDA_CHECK((allow_ring<K_AFF, 2, 64>()));
+	CUDA_CHECK((allow_ring<K_AFF, 2, 128>()));
+	CUDA_CHECK((allow_ring<K_SIGN, 1, 128>()));
 	return 0;
 }
 

@@ -24,6 +24,8 @@ extern "C" {
 int tf_cuda_gemv(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate);
 /* the same with row i of y at y + i * ldy (ldy >= w->rows): products that
  * fill column slices of one wider output */
+/* kernel settings made once at start-up (tf_cuda_init calls it) */
+int tf_cuda_gemv_setup(void);
 int tf_cuda_gemv_ld(const tf_weight *w, const uint16_t *x, int n, float *y, int64_t ldy, int accumulate);
 
 #ifdef __cplusplus

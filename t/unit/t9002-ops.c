@@ -367,11 +367,13 @@ static void test_draws(void)
 
 static void test_embed_gemm(void)
 {
+	/* 512 columns: the 2-bit, 4-bit and sign1 weights go up tiled */
 	static const int forms[][3] = { { TF_BF16, 16, 0 }, { TF_F32, 32, 0 }, { TF_F16, 16, 0 }, { TF_SIGN1, 1, 128 },
-					{ TF_AFFINE, 3, 64 }, { TF_AFFINE, 4, 64 }, { TF_AFFINE, 8, 32 } };
-	int64_t rows = 300, cols = 384;
+					{ TF_AFFINE, 3, 64 }, { TF_AFFINE, 4, 64 }, { TF_AFFINE, 8, 32 }, { TF_AFFINE, 2, 128 },
+					{ TF_AFFINE, 4, 32 } };
+	int64_t rows = 300, cols = 512;
 	int32_t ids[4] = { 0, 299, 17, 17 };
-	for (unsigned f = 0; f < 7; f++) {
+	for (unsigned f = 0; f < sizeof forms / sizeof *forms; f++) {
 		tf_weight w = make_weight(forms[f][0], rows, cols, forms[f][1], forms[f][2]), dw;
 		tf_cuda_arena a;
 		float *want = malloc(4 * 4 * cols), *got = malloc(4 * 4 * cols);
