@@ -49,8 +49,11 @@ NVCCFLAGS  = -std=c++17 -O3
 # -gencode form assembles them where the -arch shorthand also runs a plain
 # sm_90 pass that rejects them. H100/H200 are the target machines.
 NVCCFLAGS += -gencode=arch=compute_90a,code=sm_90a
-# line tables for compute-sanitizer and ncu (no effect on the code)
-NVCCFLAGS += -lineinfo
+# line tables for compute-sanitizer and ncu: `make NVCC_DEBUG=-lineinfo`
+# (no effect on the code, but the device code grows several times)
+NVCCFLAGS += $(NVCC_DEBUG)
+# the device code is stored compressed in the programs
+NVCCFLAGS += -Xfatbin=-compress-all
 # a spill to local memory in a bandwidth-bound kernel is a bug: say so
 NVCCFLAGS += -Xptxas=--warn-on-spills
 # no --use_fast_math: expf/rsqrtf stay IEEE-accurate so the GPU tracks the
@@ -116,7 +119,7 @@ t/unit/t9%.t: t/unit/t9%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
 t/unit/%.t: t/unit/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) -It $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libtf.a $(LDLIBS_test)
 
-t/helper/%: t/helper/%.c lib/libtf.a $(LIB_HDR)
+t/helper/%: t/helper/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR)
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libtf.a $(LDLIBS_test)
 
 # The packages a fresh Debian 12 machine lacks: build headers, the test
