@@ -428,18 +428,13 @@ gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
 	constexpr int NC = NCH;                 /* chunks a warp takes at once */
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarp = blockDim.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
-	const int nchunks = cols / TC, ngroups = cols / G, xsw = cols / 32, ntiles = (rows + 15) / 16;
+	const int r0 = blockIdx.x * 16 + g, r1 = r0 + 8;
+	const int nchunks = cols / TC, ngroups = cols / G, xsw = cols / 32;
 	const int64_t rowvec = (int64_t)nchunks * 4;
-	__shared__ float red[SMAX - 1][NT * 4][WARP];
-
-	/* a persistent grid: as many blocks as fit at once, each taking tiles of
-	 * 16 rows in turn, so no partial last wave of blocks idles most of the
-	 * multiprocessors (a tile's sums do not depend on which block makes them) */
-	for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-	const int r0 = tile * 16 + g, r1 = r0 + 8;
 	const uint4 *w0p = (const uint4 *)wdata + (int64_t)(r0 < rows ? r0 : 0) * rowvec + t;
 	const uint4 *w1p = (const uint4 *)wdata + (int64_t)(r1 < rows ? r1 : 0) * rowvec + t;
 	float acc[NT][4];
+	__shared__ float red[SMAX - 1][NT * 4][WARP];
 
 	#pragma unroll
 	for (int j = 0; j < NT; j++)
@@ -470,10 +465,8 @@ gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
 		issue(s);
 	/* those weights are in flight before this waits for the kernel that
 	 * wrote x (PDL, common.cuh) */
-	if (tile == (int)blockIdx.x) {
-		pdl_trigger();
-		pdl_wait();
-	}
+	pdl_trigger();
+	pdl_wait();
 
 	for (int it = 0; it < niter; it++) {
 		const int ch0 = (it * nwarp + warp) * NC;
@@ -578,26 +571,24 @@ gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
 				red[warp - 1][j * 4 + e][lane] = acc[j][e];
 	}
 	__syncthreads();
-	if (warp == 0) {
-		for (int w = 1; w < nwarp; w++)
-			#pragma unroll
-			for (int j = 0; j < NT; j++)
-				#pragma unroll
-				for (int e = 0; e < 4; e++)
-					acc[j][e] += red[w - 1][j * 4 + e][lane];
+	if (warp > 0)
+		return;
+	for (int w = 1; w < nwarp; w++)
 		#pragma unroll
 		for (int j = 0; j < NT; j++)
 			#pragma unroll
-			for (int e = 0; e < 4; e++) {
-				int xi = j * 8 + 2 * t + (e & 1), r = e < 2 ? r0 : r1;
-				if (xi < n && r < rows) {
-					float *o = y + xi * ldy + r;
-					*o = accumulate ? *o + acc[j][e] : acc[j][e];
-				}
+			for (int e = 0; e < 4; e++)
+				acc[j][e] += red[w - 1][j * 4 + e][lane];
+	#pragma unroll
+	for (int j = 0; j < NT; j++)
+		#pragma unroll
+		for (int e = 0; e < 4; e++) {
+			int xi = j * 8 + 2 * t + (e & 1), r = e < 2 ? r0 : r1;
+			if (xi < n && r < rows) {
+				float *o = y + xi * ldy + r;
+				*o = accumulate ? *o + acc[j][e] : acc[j][e];
 			}
-	}
-	__syncthreads();        /* red is the next tile's */
-	}
+		}
 }
 
 /* any form, any shape: a warp per weight row, lanes stride the columns and
@@ -720,10 +711,7 @@ static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, 
 		/* a warp takes NCH chunks at once: split as if a unit were NCH/4 chunks */
 		int tc = tile_cols(w->fmt & ~TF_TILED, w->bits), s = split_for((int)w->rows, (int)w->cols, tc * NCH / 4);
 		tiled_fn f = pick_tiled(w, n);
-		int per = 0, tiles = (int)((w->rows + 15) / 16);
-		CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, f, s * WARP, RING_BYTES(s)));
-		int grid = per > 0 && per * tf_cuda_sms() < tiles ? per * tf_cuda_sms() : tiles;
-		CUDA_CHECK(launch_k(f, dim3((unsigned)grid), dim3(s * WARP), RING_BYTES(s), w->data,
+		CUDA_CHECK(launch_k(f, dim3((unsigned)((w->rows + 15) / 16)), dim3(s * WARP), RING_BYTES(s), w->data,
 				    (const uint16_t *)w->scales, (const uint16_t *)w->biases, (int)w->rows, (int)w->cols,
 				    x, xl, xs, n, y, ldy, accumulate));
 		return 0;
