@@ -2,6 +2,10 @@
 """tok-hf.py: Hugging Face tokenizers as the reference for tf-tok's tests.
 
   tok-hf.py encode TOKENIZER FILE...      ids of each FILE as one text -> FILE.hf
+  tok-hf.py expect DIR FILE...            for each DIR/NAME.json, ids of each
+                                          FILE whole -> DIR/NAME.FILE.hf and of
+                                          its lines -> DIR/NAME.FILE.lines.hf
+  tok-hf.py normalize TOKENIZER FILE...   each FILE normalized -> FILE.norm
   tok-hf.py encode-lines TOKENIZER FILE   ids of each line of FILE -> stdout
   tok-hf.py decode TOKENIZER IDS          each line of ids -> its text, lossy
                                           UTF-8 as tokenizers gives it -> stdout
@@ -13,6 +17,10 @@
                                           below U+10000 and every ASTRAL-th one
                                           above, less those listed in SKIP -> FILE
   tok-hf.py randids TOKENIZER N SEED      N lines of random ids -> stdout
+  tok-hf.py decode-check TOKENIZER IDS OURS
+                                          OURS (tf-tok decode of IDS, each line
+                                          ended by the first added token) reads
+                                          as tokenizers' decode of each line
   tok-hf.py variants TOKENIZER DIR        variants of TOKENIZER that use the
                                           other options of tokenizer.json
                                           -> DIR/NAME.json
@@ -55,6 +63,32 @@ def ids_line(ids):
 def cmd_encode(tok, files):
     for path in files:
         write_bytes(path + ".hf", ids_line(tok.encode(read_text(path)).ids).encode())
+
+
+def cmd_expect(d, files):
+    # for every tokenizer DIR/NAME.json: the ids of each FILE as one text
+    # (DIR/NAME.FILE.hf) and of each of its lines (DIR/NAME.FILE.lines.hf)
+    for js in sorted(os.listdir(d)):
+        if not js.endswith(".json"):
+            continue
+        tok = load(os.path.join(d, js))
+        for path in files:
+            base = os.path.join(d, js[:-5] + "." + os.path.basename(path))
+            text = read_text(path)
+            write_bytes(base + ".hf", ids_line(tok.encode(text).ids).encode())
+            lines = text.split("\n")
+            if text.endswith("\n"):
+                lines.pop()
+            write_bytes(base + ".lines.hf",
+                        "".join(ids_line(e.ids) for e in tok.encode_batch(lines)).encode())
+
+
+def cmd_normalize(tok, files):
+    for path in files:
+        text = read_text(path)
+        if tok.normalizer:
+            text = tok.normalizer.normalize_str(text)
+        write_bytes(path + ".norm", text.encode())
 
 
 def cmd_encode_lines(tok, path):
@@ -180,11 +214,35 @@ def cmd_codepoints(path, bmp_stride, astral_stride, skip_path):
 
 
 def cmd_randids(tok, n, seed):
+    # ids of the BPE vocabulary only, so that no added token's text shows
+    # up where decode-check cuts the outputs apart
     rnd = random.Random(seed)
-    v = tok.get_vocab_size()
+    added = set(tok.get_added_tokens_decoder())
+    ids = [i for i in tok.get_vocab().values() if i not in added]
     out = sys.stdout.buffer
     for _ in range(n):
-        out.write(ids_line(rnd.randrange(v) for _ in range(rnd.randint(1, 40))).encode())
+        out.write(ids_line(rnd.choice(ids) for _ in range(rnd.randint(1, 40))).encode())
+
+
+def cmd_decode_check(tok, ids_path, ours_path):
+    # ours_path: tf-tok decode of each line of ids_path with the first added
+    # token appended, so the texts can be cut apart; each text must read as
+    # tokenizers' decode does (invalid UTF-8 replaced as from_utf8_lossy)
+    sep_id = min(tok.get_added_tokens_decoder())
+    sep = tok.id_to_token(sep_id).encode()
+    with open(ours_path, "rb") as f:
+        ours = f.read().split(sep)
+    bad = 0
+    with open(ids_path) as f:
+        for i, line in enumerate(f):
+            want = tok.decode([int(x) for x in line.split()], skip_special_tokens=False)
+            got = ours[i].decode("utf-8", "replace") if i < len(ours) else None
+            if got != want:
+                bad += 1
+                if bad <= 5:
+                    print("# line %d: want %r got %r" % (i + 1, want, got))
+    print("# %d texts, %d differ" % (i + 1, bad))
+    sys.exit(1 if bad else 0)
 
 
 def cmd_variants(path, d):
@@ -349,6 +407,10 @@ def main():
     cmd = a[0]
     if cmd == "encode":
         cmd_encode(load(a[1]), a[2:])
+    elif cmd == "expect":
+        cmd_expect(a[1], a[2:])
+    elif cmd == "normalize":
+        cmd_normalize(load(a[1]), a[2:])
     elif cmd == "encode-lines":
         cmd_encode_lines(load(a[1]), a[2])
     elif cmd == "decode":
@@ -363,6 +425,8 @@ def main():
         cmd_randids(load(a[1]), int(a[2]), int(a[3]))
     elif cmd == "variants":
         cmd_variants(a[1], a[2])
+    elif cmd == "decode-check":
+        cmd_decode_check(load(a[1]), a[2], a[3])
     elif cmd == "bigvocab":
         cmd_bigvocab(a[1], a[2])
     else:
