@@ -66,36 +66,35 @@ static int write_all(tf_detok *d, const char *s, size_t n)
 
 int tf_detok_put(tf_detok *d, const char *s, size_t n)
 {
-	char buf[8];
+	char buf[4];
 	size_t keep;
 
-	/* complete the held character first, from the new bytes */
+	/* feed the held beginning of a character one byte at a time: it
+	 * grows, is completed (and written), or turns out never to become a
+	 * character (and is written as it is, the byte going on below) */
 	while (d->n && n) {
-		size_t k = 0;
+		size_t m = d->n + 1;
 		memcpy(buf, d->held, d->n);
-		while (k < n && d->n + k < 4 && k < 4) {
-			buf[d->n + k] = s[k];
-			k++;
-			if (!tf_utf8_pending(buf, d->n + k))
-				break;
+		buf[d->n] = s[0];
+		if (tf_utf8_pending(buf, m) == m) {
+			d->held[d->n++] = s[0];
+			s++, n--;
+			continue;
 		}
-		if (tf_utf8_pending(buf, d->n + k)) {
-			/* still unfinished, and all of s went into it */
-			memcpy(d->held, buf, d->n + k);
-			d->n += k;
-			return 0;
-		}
-		if (write_all(d, buf, d->n + k) < 0)
+		if (tf_utf8_valid(buf, m) == m) {
+			if (write_all(d, buf, m) < 0)
+				return -1;
+			s++, n--;
+		} else if (write_all(d, d->held, d->n) < 0) {
 			return -1;
+		}
 		d->n = 0;
-		s += k;
-		n -= k;
 	}
 	keep = tf_utf8_pending(s, n);
 	if (write_all(d, s, n - keep) < 0)
 		return -1;
-	memcpy(d->held, s + n - keep, keep);
-	d->n = keep;
+	memcpy(d->held + d->n, s + n - keep, keep);
+	d->n += keep;
 	return 0;
 }
 

@@ -3,8 +3,9 @@
 
   tok-hf.py encode TOKENIZER FILE...      ids of each FILE as one text -> FILE.hf
   tok-hf.py expect DIR FILE...            for each DIR/NAME.json, ids of each
-                                          FILE whole -> DIR/NAME.FILE.hf and of
-                                          its lines -> DIR/NAME.FILE.lines.hf
+                                          FILE whole -> DIR/NAME.FILE.hf, of
+                                          its lines -> DIR/NAME.FILE.lines.hf,
+                                          FILE normalized -> DIR/NAME.FILE.norm
   tok-hf.py normalize TOKENIZER FILE...   each FILE normalized -> FILE.norm
   tok-hf.py encode-lines TOKENIZER FILE   ids of each line of FILE -> stdout
   tok-hf.py decode TOKENIZER IDS          each line of ids -> its text, lossy
@@ -67,7 +68,8 @@ def cmd_encode(tok, files):
 
 def cmd_expect(d, files):
     # for every tokenizer DIR/NAME.json: the ids of each FILE as one text
-    # (DIR/NAME.FILE.hf) and of each of its lines (DIR/NAME.FILE.lines.hf)
+    # (DIR/NAME.FILE.hf) and of each of its lines (DIR/NAME.FILE.lines.hf),
+    # and the text normalized (DIR/NAME.FILE.norm)
     for js in sorted(os.listdir(d)):
         if not js.endswith(".json"):
             continue
@@ -81,6 +83,8 @@ def cmd_expect(d, files):
                 lines.pop()
             write_bytes(base + ".lines.hf",
                         "".join(ids_line(e.ids) for e in tok.encode_batch(lines)).encode())
+            norm = tok.normalizer.normalize_str(text) if tok.normalizer else text
+            write_bytes(base + ".norm", norm.encode())
 
 
 def cmd_normalize(tok, files):
