@@ -301,6 +301,19 @@ def cmd_variants(path, d):
              added("<|im_start|>user", 2054, special=True)]
     v["added"] = {"added_tokens": base["added_tokens"] + extra}
     v["ignore-merges"] = {"model": {"ignore_merges": True}}
+    # merges that make a token the vocab already makes another way, put in
+    # among the others: a candidate pair that changed under a pending merge
+    # can then name the same token, and must be judged as tokenizers does
+    merges = [list(m) for m in base["model"]["merges"]]
+    have = set(map(tuple, merges))
+    rnd = random.Random(5)
+    for tok in base["model"]["vocab"]:
+        for k in range(1, len(tok)):
+            pair = (tok[:k], tok[k:])
+            if pair not in have and pair[0] in base["model"]["vocab"] and pair[1] in base["model"]["vocab"]:
+                merges.insert(rnd.randrange(len(merges) + 1), list(pair))
+                have.add(pair)
+    v["merges-alternate"] = {"model": {"merges": merges}}
     # a vocab without the byte characters no merge needs: such bytes are
     # dropped, or become unk_token, one per run with fuse_unk
     used = set(ch for m in base["model"]["merges"] for part in m for ch in part)
