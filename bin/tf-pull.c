@@ -123,6 +123,8 @@ int main(int argc, char **argv)
 		tf_die_err();
 
 	if (list) {
+		if (argc && !tf_hub_valid_repo(argv[0]))
+			tf_usage_die("invalid repository id '%s' (want ORG/NAME)", argv[0]);
 		rc = tf_hub_list(cache, argc ? argv[0] : NULL, stdout);
 	} else if (as) {
 		tf_ingest_opts o = { .cache = cache, .src = argv[0], .filter = filter };

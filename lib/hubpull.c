@@ -67,16 +67,19 @@ static int retryable(long status)
 	return status == 408 || status == 429 || status >= 500;
 }
 
-/* " (RevisionNotFound)" or a hint, for an HTTP error */
-static const char *why(const tf_http_resp *r, const pull *p, char buf[160])
+/* " (RevisionNotFound)" and a hint, for an HTTP error */
+static const char *why(const tf_http_resp *r, const pull *p, char buf[192])
 {
+	const char *hint = NULL;
 	char code[96];
 
+	if (r->status == 401 || r->status == 403)
+		hint = p->token ? "the token was refused" : "a gated or private repository needs HF_TOKEN";
 	if (r->error_code && *r->error_code)
-		snprintf(buf, 160, " (%s)", shown(r->error_code, code));
-	else if (r->status == 401 || r->status == 403)
-		snprintf(buf, 160, p->token ? " (the token was refused)" :
-			 " (a gated or private repository needs HF_TOKEN)");
+		snprintf(buf, 192, " (%s%s%s)", shown(r->error_code, code), hint ? "; " : "",
+			 hint ? hint : "");
+	else if (hint)
+		snprintf(buf, 192, " (%s)", hint);
 	else
 		buf[0] = 0;
 	return buf;
@@ -122,9 +125,9 @@ static int parse_listing(pull *p, const char *body, size_t len, const char *rev)
 		}
 		path = json_string_value(name);
 		if (!tf_hub_valid_path(path) || strlen(path) != json_string_length(name)) {
+			tf_err("the file list of '%s' names an unsafe path '%s'", o->repo, shown(path, b));
 			json_decref(root);
-			return tf_err("the file list of '%s' names an unsafe path '%s'", o->repo,
-				      shown(path, b));
+			return -1;
 		}
 		if (!tf_hub_filter_match(&o->filter, path))
 			continue;
@@ -154,7 +157,7 @@ static int parse_listing(pull *p, const char *body, size_t len, const char *rev)
 static int resolve(pull *p, const char *rev)
 {
 	const tf_pull_opts *o = p->o;
-	char *erev = tf_http_escape(rev, 0), *url, *body = NULL, hint[160];
+	char *erev = tf_http_escape(rev, 0), *url, *body = NULL, hint[192];
 	tf_http_resp r = { 0 };
 	size_t len = 0;
 	int ret = -1;
@@ -282,7 +285,7 @@ static int hash_file(int fd, uint64_t n, tf_sum *sum, const char *name)
  * with the blob's lock held */
 static int download(pull *p, pfile *f, const char *url, const char *etag, int64_t size)
 {
-	char *inc, *blob, hint[160], hex[65];
+	char *inc, *blob, hint[192], hex[65];
 	tf_sum sum = { 0 };
 	sink k = { .p = p, .f = f, .size = size, .slot = -1 };
 	struct stat st;
@@ -360,9 +363,13 @@ static int download(pull *p, pfile *f, const char *url, const char *etag, int64_
 		if (k.have > k.start)
 			continue;
 		if (++tries >= ATTEMPTS) {
-			if (k.have)
-				tf_errpre("%llu bytes kept in '%s' for the next run",
-					  (unsigned long long)k.have, inc);
+			if (k.have) {
+				char why[512];
+
+				snprintf(why, sizeof why, "%s", tf_errmsg());
+				tf_err("%s; %llu bytes kept in '%s' for the next run", why,
+				       (unsigned long long)k.have, inc);
+			}
 			goto out;
 		}
 		sleep(1u << (tries - 1));
@@ -407,7 +414,7 @@ out:
 /* HEAD the file at the commit: its etag, size and the URL to GET */
 static int head(pull *p, pfile *f, char etag[65], int64_t *size, char **url)
 {
-	char *epath = tf_http_escape(f->path, 1), *u, hint[160], b[96];
+	char *epath = tf_http_escape(f->path, 1), *u, hint[192], b[96];
 	tf_http_resp r = { 0 };
 	int rc = -1;
 

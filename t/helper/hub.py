@@ -19,11 +19,13 @@ A repository's files are those under DIR. *.safetensors files and files of
 (etag = git blob sha1). The commit is a hash of the file list. With --token,
 the API and resolve endpoints answer 401 unless the request carries
 "Authorization: Bearer T". A renamed repository answers with relative 307
-redirects to its new name.
+redirects to its new name. With --cdn, LFS content is served from a second
+port (another origin, like a CDN), where no token is needed.
 
 Faults (WHAT is a file's path in the repository, or "api"), each firing COUNT
 times (default: always):
     500      HTTP 500                     404     HTTP 404
+    get500   GET of the content: HTTP 500 (HEAD still answers)
     cut      GET: half the body, then the connection is closed (Content-Length is whole)
     short    GET: Content-Length and body are half of what was asked
     badsha   GET: one byte of the body is changed
@@ -97,6 +99,7 @@ class Hub:
         self.lock = threading.Lock()
         self.log = open(args.log, "a") if args.log else None
         self.delay = args.chunk_delay
+        self.cdn_port = None
         self.by_sha = {}
         for revs in self.repos.values():
             for rev in revs.values():
@@ -251,6 +254,8 @@ class Handler(BaseHTTPRequestHandler):
         commit = "0" * 40 if mode == "commit" else r.commit
         if f.lfs:
             host = self.headers.get("Host", "127.0.0.1")
+            if hub.cdn_port:
+                host = "127.0.0.1:%d" % hub.cdn_port
             return self.reply(302, [("Location", "http://%s/_lfs/%s" % (host, f.sha256)),
                                     ("X-Repo-Commit", commit),
                                     ("ETag", '"%s"' % f.pointer_git),
@@ -264,8 +269,8 @@ class Handler(BaseHTTPRequestHandler):
         start, end = 0, len(data)
         mode = None
         if self.command == "GET":
-            mode = hub.fault(f.path, ("500", "cut", "short", "badsha", "norange"))
-        if mode == "500":
+            mode = hub.fault(f.path, ("get500", "cut", "short", "badsha", "norange"))
+        if mode == "get500":
             return self.error(500, "InternalError", "boom")
         rng = self.headers.get("Range")
         status = 200
@@ -317,6 +322,8 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--lifetime", type=float, default=120)
     ap.add_argument("--chunk-delay", type=float, default=0)
+    ap.add_argument("--cdn", action="store_true",
+                    help="serve LFS content from a second port, as a CDN on another host would")
     args = ap.parse_args()
 
     # whatever happens to the test, the server goes away
@@ -326,6 +333,12 @@ def main():
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
     srv.hub = Hub(args)
+    if args.cdn:
+        cdn = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        cdn.daemon_threads = True
+        cdn.hub = srv.hub
+        srv.hub.cdn_port = cdn.server_address[1]
+        threading.Thread(target=cdn.serve_forever, daemon=True).start()
     print(srv.server_address[1], flush=True)
     sys.stdout.close()
     srv.serve_forever()
