@@ -639,11 +639,6 @@ static int settle(ingest *g)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* the git blob hash of the sha256sum-style manifest of what is taken */
 static int manifest_commit(ingest *g, char commit[65])
 {
@@ -657,7 +652,8 @@ static int manifest_commit(ingest *g, char commit[65])
 			lines[n] = fmt("%s  %s\n", g->m[g->m[i].to].sha, g->m[i].path + g->strip);
 			total += strlen(lines[n++]);
 		}
-	qsort(lines, n, sizeof *lines, cmp_str);
+	/* members are in path order already, and dropping a common top folder
+	 * keeps that order */
 	text = tf_malloc(total + 1);
 	for (int i = 0; i < n; i++) {
 		size_t len = strlen(lines[i]);

@@ -82,3 +82,17 @@ api_commit() {
 u = "%s/api/models/%s/revision/%s" % tuple(sys.argv[1:4])
 print(json.load(urllib.request.urlopen(u))["sha"])' "$HF_ENDPOINT" "$1" "${2:-main}"
 }
+
+# manifest_commit DIR [PATH...]: the snapshot name tf-pull gives an archive
+# of DIR's files (all of them, or the PATHs): the git blob hash of their
+# sha256sum lines sorted by path, computed here apart from tf-pull
+manifest_commit() {
+	python3 -c 'import hashlib, os, sys
+root, paths = sys.argv[1], sys.argv[2:]
+if not paths:
+    for d, dirs, names in os.walk(root):
+        paths += [os.path.relpath(os.path.join(d, n), root) for n in names]
+lines = "".join("%s  %s\n" % (hashlib.sha256(open(os.path.join(root, p), "rb").read()).hexdigest(), p)
+                for p in sorted(paths, key=os.fsencode)).encode()
+print(hashlib.sha1(b"blob %d\0" % len(lines) + lines).hexdigest())' "$@"
+}
