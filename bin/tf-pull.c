@@ -101,10 +101,14 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			free(inc);
+			free(exc);
 			return tf_stdout_close() ? 1 : 0;
 		case 'V':
 			printf("tf-pull %s (libcurl %s, %s)\n", TF_VERSION,
 			       curl_version_info(CURLVERSION_NOW)->version, archive_version_string());
+			free(inc);
+			free(exc);
 			return tf_stdout_close() ? 1 : 0;
 		default:
 			tf_usage_die("unknown or incomplete option");

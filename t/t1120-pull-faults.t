@@ -15,7 +15,7 @@ no_blob() {
 	test ! -e "$R/blobs/$1" && test ! -e "$R/blobs/$1.incomplete"
 }
 
-start_hub --repo org/shake="$SRC" --token s3cret --cdn
+start_hub --repo org/shake="$SRC" --token s3cret
 COMMIT=$(HF_TOKEN=s3cret python3 -c 'import json, os, sys, urllib.request
 q = urllib.request.Request(sys.argv[1] + "/api/models/org/shake/revision/main",
                            headers={"Authorization": "Bearer " + os.environ["HF_TOKEN"]})

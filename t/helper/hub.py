@@ -10,17 +10,17 @@ what tf-pull uses:
 
     GET  /api/models/{repo}/revision/{rev}[?blobs=true]   sha + siblings (size, blobId, lfs)
     HEAD/GET /{repo}/resolve/{rev}/{path}                  X-Repo-Commit, ETag, and for
-                                                           LFS files a 302 to /_lfs/{sha256}
+                                                           LFS files a 302 to the CDN
                                                            with X-Linked-Etag, X-Linked-Size
-    HEAD/GET /_lfs/{sha256}                                the "CDN": content, Range -> 206
+    HEAD/GET /_lfs/{sha256}                                the "CDN", on a second port (another
+                                                           origin): content, Range -> 206
 
 A repository's files are those under DIR. *.safetensors files and files of
 10 MiB or more are LFS files (etag = sha256); the others are plain git files
 (etag = git blob sha1). The commit is a hash of the file list. With --token,
 the API and resolve endpoints answer 401 unless the request carries
 "Authorization: Bearer T". A renamed repository answers with relative 307
-redirects to its new name. With --cdn, LFS content is served from a second
-port (another origin, like a CDN), where no token is needed.
+redirects to its new name. The CDN needs no token.
 
 Faults (WHAT is a file's path in the repository, or "api"), each firing COUNT
 times (default: always):
@@ -253,10 +253,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(404, "EntryNotFound", "Entry not found")
         commit = "0" * 40 if mode == "commit" else r.commit
         if f.lfs:
-            host = self.headers.get("Host", "127.0.0.1")
-            if hub.cdn_port:
-                host = "127.0.0.1:%d" % hub.cdn_port
-            return self.reply(302, [("Location", "http://%s/_lfs/%s" % (host, f.sha256)),
+            return self.reply(302, [("Location", "http://127.0.0.1:%d/_lfs/%s" % (hub.cdn_port, f.sha256)),
                                     ("X-Repo-Commit", commit),
                                     ("ETag", '"%s"' % f.pointer_git),
                                     ("X-Linked-Etag", '"%s"' % f.sha256),
@@ -322,8 +319,6 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--lifetime", type=float, default=120)
     ap.add_argument("--chunk-delay", type=float, default=0)
-    ap.add_argument("--cdn", action="store_true",
-                    help="serve LFS content from a second port, as a CDN on another host would")
     args = ap.parse_args()
 
     # whatever happens to the test, the server goes away
@@ -333,12 +328,12 @@ def main():
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
     srv.hub = Hub(args)
-    if args.cdn:
-        cdn = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        cdn.daemon_threads = True
-        cdn.hub = srv.hub
-        srv.hub.cdn_port = cdn.server_address[1]
-        threading.Thread(target=cdn.serve_forever, daemon=True).start()
+    # LFS content comes from another origin, as the hub's CDN is another host
+    cdn = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    cdn.daemon_threads = True
+    cdn.hub = srv.hub
+    srv.hub.cdn_port = cdn.server_address[1]
+    threading.Thread(target=cdn.serve_forever, daemon=True).start()
     print(srv.server_address[1], flush=True)
     sys.stdout.close()
     srv.serve_forever()
