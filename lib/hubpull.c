@@ -20,6 +20,7 @@
 
 #define ATTEMPTS 3              /* tries without progress before giving up */
 #define MAX_LISTING (64 << 20)  /* bytes of JSON we accept for a file list */
+#define MAX_UNSIZED (50ull << 30) /* bytes of a file whose size the server did not say */
 
 typedef struct {
 	char *path;             /* in the repository */
@@ -238,6 +239,9 @@ static int on_data(void *ctx, const tf_http_resp *r, const void *buf, size_t n)
 	if (k->size >= 0 && k->have + n > (uint64_t)k->size)
 		return tf_err("'%s': the server sent more than the %lld bytes announced", k->f->path,
 			      (long long)k->size);
+	if (k->size < 0 && k->have + n > MAX_UNSIZED)
+		return tf_err("'%s': the server sent more than %llu bytes without saying the size",
+			      k->f->path, MAX_UNSIZED);
 	while (n) {
 		ssize_t w = pwrite(k->fd, b, n, k->have);
 

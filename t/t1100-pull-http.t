@@ -118,6 +118,9 @@ test_expect 'HF_ENDPOINT with a trailing slash works the same' '
 	HF_ENDPOINT=$HF_ENDPOINT/ tf-pull org/shake >out && echo "$SNAP" >want && cmp want out
 '
 
+test_error 'a full stdout is an error, not a silent success' tf-pull 'write to stdout' \
+	sh -c 'tf-pull org/shake >/dev/full'
+
 test_expect '--help goes to stdout and exits 0, --version names the program' '
 	tf-pull --help >out 2>err && grep -q "^usage: tf-pull" out && test ! -s err &&
 	tf-pull -V >out && grep -q "^tf-pull [0-9]" out

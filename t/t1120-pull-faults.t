@@ -129,6 +129,17 @@ start_hub --repo org/shake="$SRC" --fault api=badjson
 test_error 'a listing that is not JSON is refused' tf-pull 'not a JSON object' tf-pull org/shake
 stop_hub
 
+rm -rf "$HF_HUB_CACHE"
+start_hub --repo org/shake="$SRC" --fault config.json=hang:1 --fault model.safetensors=stall:1
+test_expect 'a HEAD that gets no answer and a download that stalls time out and are retried' '
+	t0=$(date +%s) &&
+	HF_HUB_ETAG_TIMEOUT=1 HF_HUB_DOWNLOAD_TIMEOUT=1 tf-pull org/shake >out &&
+	test $(($(date +%s) - t0)) -lt 20 &&
+	cmp "$SRC/config.json" "$SNAP/config.json" && cmp "$SRC/model.safetensors" "$SNAP/model.safetensors" &&
+	hub_count "^GET	/_lfs/$SHA	bytes=[1-9][0-9]*-	206" >/dev/null
+'
+stop_hub
+
 test_error 'a hub that cannot be reached fails cleanly' tf-pull \
 	"cannot resolve 'main' for 'org/shake': 'http://127.0.0.1:9/api/models/org/shake/revision/main\?blobs=true'" \
 	tf-pull org/shake

@@ -82,6 +82,15 @@ test_expect 'no staging is left in the cache' '
 	test -z "$(find "$HF_HUB_CACHE" -name "ingest.*")"
 '
 
+sh -c 'exit 0' & dead=$!
+wait $dead
+mkdir -p "$HF_HUB_CACHE/.locks/models--org--m-tar/ingest.$dead" &&
+	echo junk >"$HF_HUB_CACHE/.locks/models--org--m-tar/ingest.$dead/0"
+test_expect 'the staging folder a dead process left is swept away' '
+	tf-pull -i "*" m.tar --as org/m-tar >out && check_snapshot org/m-tar &&
+	test ! -e "$HF_HUB_CACHE/.locks/models--org--m-tar/ingest.$dead"
+'
+
 ln shake/config.json shake/hard.json && ln -s config.json shake/alias.json &&
 	ln -s ../tokenizer.json shake/sub/tok.json
 tar -czf links.tar.gz -C shake .

@@ -31,6 +31,8 @@ times (default: always):
     badsha   GET: one byte of the body is changed
     norange  GET: the Range header is ignored (200, whole body)
     commit   HEAD: X-Repo-Commit names another commit
+    hang     HEAD: answers after 30 s
+    stall    GET: sends half the body, waits 30 s, sends the rest
     unsafe   api: the file list holds "../evil.json"
     badjson  api: the answer is not JSON
 
@@ -246,7 +248,9 @@ class Handler(BaseHTTPRequestHandler):
         f = r.files.get(path)
         if f is None:
             return self.error(404, "EntryNotFound", "Entry not found")
-        mode = hub.fault(path, ("500", "404", "commit") if self.command == "HEAD" else ("500", "404"))
+        mode = hub.fault(path, ("500", "404", "commit", "hang") if self.command == "HEAD" else ("500", "404"))
+        if mode == "hang":
+            time.sleep(30)
         if mode == "500":
             return self.error(500, "InternalError", "boom")
         if mode == "404":
@@ -266,7 +270,7 @@ class Handler(BaseHTTPRequestHandler):
         start, end = 0, len(data)
         mode = None
         if self.command == "GET":
-            mode = hub.fault(f.path, ("get500", "cut", "short", "badsha", "norange"))
+            mode = hub.fault(f.path, ("get500", "cut", "short", "badsha", "norange", "stall"))
         if mode == "get500":
             return self.error(500, "InternalError", "boom")
         rng = self.headers.get("Range")
@@ -302,6 +306,10 @@ class Handler(BaseHTTPRequestHandler):
             body = body[:len(body) // 2]
         try:
             for i in range(0, len(body), CHUNK):
+                if mode == "stall" and i >= len(body) // 2:
+                    self.wfile.flush()
+                    time.sleep(30)
+                    mode = None
                 self.wfile.write(body[i:i + CHUNK])
                 if hub.delay:
                     time.sleep(hub.delay)
