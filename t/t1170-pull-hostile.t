@@ -60,7 +60,9 @@ test_error 'a link to a member that is not there is refused' tf-pull \
 rm dangling.a
 
 # folders: the same rules for what is found on disk
-mkdir f && cp good.json f/ && ln -s /etc/passwd f/passwd.json
+echo '{"secret": 1}' >"$TMP/w/outside/secret.json"
+tree >"$TMP/before"
+mkdir f && cp good.json f/ && ln -s "$TMP/w/outside/secret.json" f/passwd.json
 test_error 'a folder with a link pointing outside is refused' tf-pull \
 	"refusing 'f': member 'passwd.json' is a link pointing outside the folder" tf-pull -i "*" f --as org/evil
 rm f/passwd.json && mkfifo f/pipe
