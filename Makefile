@@ -72,7 +72,7 @@ t/helper/%: t/helper/%.c lib/libtf.a $(LIB_HDR)
 # are installed; otherwise the exact command is printed and make stops.
 APT_PKGS = build-essential pkg-config libjansson-dev libpcre2-dev libutf8proc-dev \
            libcurl4-openssl-dev libarchive-dev libssl-dev mandoc python3 python3-venv \
-           zstd zip
+           zstd zip xz-utils
 PIP_PKGS = numpy tokenizers
 
 deps:

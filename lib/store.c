@@ -247,6 +247,14 @@ static const tf_named_weight *find_weight(const tf_store *s, const char *module)
 	return NULL;
 }
 
+int tf_store_has_weight(const tf_store *s, const char *module)
+{
+	char name[512];
+
+	snprintf(name, sizeof name, "%s.weight", module);
+	return find_weight(s, module) || tf_store_find(s, name);
+}
+
 /* bits and group of an MLX-quantized module: a per-module override in the
  * top-level "quantization" (MLX module paths, no ".weight"), else the
  * global values (qwen35-spec section 5.1) */
@@ -318,7 +326,7 @@ int tf_store_weight(const tf_store *s, const char *module, int64_t rows, int64_t
 			*w = (tf_weight){ .fmt = t->dtype, .rows = t->shape[0], .cols = t->shape[1],
 					  .data = t->data };
 		} else {
-			int bits, group;
+			int bits = 0, group = 0;
 			snprintf(name, sizeof name, "%s.biases", module);
 			bi = tf_store_find(s, name);
 			if (!bi)
