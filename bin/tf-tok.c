@@ -294,7 +294,7 @@ int main(int argc, char **argv)
 		case 's': opt_skip = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case 'V': puts("tf-tok " TF_VERSION); return 0;
-		default: tf_usage_die("bad option");
+		default: tf_usage_die("unknown option");
 		}
 	}
 	if (argc - optind < 2 || argc - optind > 3)

@@ -23,6 +23,8 @@ static const int32_t stable_below[] = {
 
 static void append(char **buf, size_t *cap, size_t *len, const void *s, size_t n)
 {
+	if (!n)
+		return;
 	if (*len + n > *cap) {
 		*cap = 2 * *cap + n + 256;
 		*buf = tf_realloc(*buf, *cap);

@@ -284,6 +284,10 @@ def cmd_variants(path, d):
                                                        bytelevel())}
     v["split-empty-matches"] = {"pre_tokenizer": pre(split(r"a*|\s*", "MergedWithPrevious"),
                                                      bytelevel())}
+    # the escapes that mean something else to PCRE2 than to Oniguruma, and
+    # an escaped backslash before an s, which is no \s
+    v["split-onig-escapes"] = {"pre_tokenizer": pre(split(r"\\s|\h+|[^\S\n]+|\H", "Isolated"),
+                                                    bytelevel())}
     v["split-string"] = {"pre_tokenizer": pre(split(" ", "Removed", literal=True), bytelevel())}
     v["split-twice"] = {"pre_tokenizer": pre(split(r"\p{N}+", "Isolated"),
                                              split(regex, "Isolated"), bytelevel())}
