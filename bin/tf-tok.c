@@ -132,6 +132,7 @@ typedef struct {
 	tf_tok *t;
 	tf_detok d;
 	const char *name;
+	const char *unit;       /* "line", or "record" for tf-records input */
 	long line;
 } dec_state;
 
@@ -140,11 +141,13 @@ static void emit(dec_state *st, long long id)
 	size_t n;
 	const char *p;
 
-	if (id >= st->t->n_vocab)
-		tf_die("'%s' line %ld: id %lld is out of range (vocab_size %ld)", st->name, st->line, id,
+	if (id < 0 || id >= st->t->n_vocab)
+		tf_die("'%s'%s %s %ld: id %lld is out of range (vocab_size %ld)", st->name,
+		       strcmp(st->unit, "line") ? ":" : "", st->unit, st->line, id,
 		       st->t->n_vocab);
 	if (!(p = tf_tok_piece(st->t, id, &n)))
-		tf_die("'%s' line %ld: id %lld has no token in '%s'", st->name, st->line, id, st->t->name);
+		tf_die("'%s'%s %s %ld: id %lld has no token in '%s'", st->name, strcmp(st->unit, "line") ? ":" : "",
+		       st->unit, st->line, id, st->t->name);
 	if (opt_skip && tf_tok_special(st->t, id))
 		return;
 	if (tf_detok_put(&st->d, p, n) < 0)
@@ -177,18 +180,19 @@ static void decode_records(dec_state *st, FILE *f, const unsigned char *first)
 		tf_die_err();
 	if (rec.kind != TF_REC_IDS || rec.dtype != TF_DT_I32)
 		tf_die("'%s': record 0 is not an ids record", st->name);
-	st->line = 1;
+	st->unit = "record";    /* numbered by the header's sequence, as tf_ids_next does */
+	st->line = rec.seq;
 	for (size_t i = 0; i < (size_t)rec.rows * rec.cols; i++)
-		emit(st, ((int32_t *)rec.data)[i] < 0 ? INT32_MAX : ((int32_t *)rec.data)[i]);
+		emit(st, ((int32_t *)rec.data)[i]);
 	end_text(st);
 	flush_out();
 	tf_rec_free(&rec);
 	tf_ids_open(&r, f, st->name);
 	r.binary = 1;
-	while ((rc = tf_ids_next(&r, &s, 0)) > 0) {
+	while ((rc = tf_ids_next(&r, &s, st->t->n_vocab)) > 0) {
 		st->line++;
 		for (size_t i = 0; i < s.n; i++)
-			emit(st, s.ids[i] < 0 ? INT32_MAX : s.ids[i]);
+			emit(st, s.ids[i]);
 		end_text(st);
 		flush_out();
 	}
@@ -201,7 +205,7 @@ static void decode_records(dec_state *st, FILE *f, const unsigned char *first)
 static void decode(tf_tok *t, const char *path)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY) : 0;
-	dec_state st = { .t = t, .name = path, .line = 1 };
+	dec_state st = { .t = t, .name = path, .unit = "line", .line = 1 };
 	char buf[1 << 16];
 	long long id = -1;      /* the id being read, -1 = none */
 	int comment = 0, text = 0, first = 1;

@@ -6,14 +6,16 @@
  *
  *   text -> added tokens found in the raw text (tok_added)
  *        -> the rest normalized (tok_norm), added tokens found again
- *        -> pre-tokenizer words (tok_pre)
+ *        -> pre-tokenizer words (tok_pre, its regexes through tok_regex)
  *        -> each word's bytes as byte-level characters (tok_bytes)
  *        -> BPE merges by rank (tok_bpe), memoized per word (tok_cache)
  *
- * Decoding maps every id to the bytes it stands for (tok_dec). The
- * tokenizer is read from a JSON text in memory, so the file can come from a
- * folder or from inside a bundle alike. Only what byte-level BPE needs is
- * supported; anything else in the file is refused by name, never guessed.
+ * (tok_enc.c runs these.) Decoding maps every id to the bytes it stands
+ * for (tok_dec). The tokenizer is read from a JSON text in memory (tok.c,
+ * with tok_model.c and tok_pipeline.c for the sections), so the file can
+ * come from a folder or from inside a bundle alike. Only what byte-level
+ * BPE needs is supported; anything else in the file is refused by name,
+ * never guessed.
  */
 #ifndef TF_TOK_H
 #define TF_TOK_H

@@ -42,6 +42,7 @@ edit template.json 'd["post_processor"] = {"type": "TemplateProcessing"}'
 edit fallback.json 'd["model"]["byte_fallback"] = True'
 edit nocontent.json 'del d["added_tokens"][1]["content"]'
 edit nochat.json 'd["added_tokens"] = []; del d["model"]["vocab"]["<|im_start|>"]'
+edit hole.json 'd["model"]["vocab"]["zz"] = 3000'
 edit catastrophic.json 'd["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(a+)+$"'
 
 test_error 'a tokenizer.json that is not JSON' tf-tok "'notjson.json' is not JSON: line 1" \
@@ -102,6 +103,8 @@ test_error 'a regex that backtracks without end' tf-tok "regex failed at byte 0:
 
 test_error 'decode: an id past the vocab' tf-tok "'-' line 2: id 2048 is out of range \(vocab_size 2048\)" \
 	sh -c 'printf "1 2\n3 2048\n" | tf-tok decode "$0"' "$M"
+test_error 'decode: an id no token has' tf-tok "'-' line 1: id 2500 has no token in 'hole.json'" \
+	sh -c 'echo "5 2500" | tf-tok decode hole.json'
 test_error 'decode: a huge id' tf-tok "id 2147483648 is out of range" \
 	sh -c 'echo 99999999999999999999 | tf-tok decode "$0"' "$M"
 test_error 'decode: a negative id' tf-tok "'-' line 1: '-' in a line of token ids" \
