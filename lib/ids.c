@@ -93,8 +93,8 @@ static int parse_line(tf_ids_reader *r, char *p, tf_seq *s, long vocab)
 		if (errno || (*end && !strchr(" \t\r\n#", *end)))
 			goto bad;
 		if (v > INT32_MAX || (vocab && v >= vocab))
-			return tf_err("'%s' line %ld: id %.20s is out of range (vocab_size %ld)", r->name, r->line,
-				      p, vocab);
+			return tf_err("'%s' line %ld: id %.*s is out of range (vocab_size %ld)", r->name, r->line,
+				      (int)(end - p > 20 ? 20 : end - p), p, vocab);
 		tf_seq_push(s, (int32_t)v);
 		p = end;
 		continue;

@@ -93,11 +93,10 @@ int tf_rec_read(FILE *f, const char *name, tf_rec *r)
 	return tf_rec_read_after(f, name, first, r);
 }
 
-int tf_rec_write(FILE *f, int kind, int dtype, uint32_t rows, uint32_t cols,
-		 uint64_t seq, uint64_t pos, const void *data)
+int tf_rec_write_header(FILE *f, int kind, int dtype, uint32_t rows, uint32_t cols,
+			uint64_t seq, uint64_t pos)
 {
 	unsigned char h[TF_REC_HDR] = { 0 };
-	size_t bytes = (size_t)rows * cols * tf_dtype_size(dtype);
 
 	memcpy(h, TF_REC_MAGIC, 8);
 	put16(h + 8, TF_REC_VERSION);
@@ -108,7 +107,19 @@ int tf_rec_write(FILE *f, int kind, int dtype, uint32_t rows, uint32_t cols,
 	put32(h + 20, cols);
 	put64(h + 24, seq);
 	put64(h + 32, pos);
-	if (fwrite(h, 1, sizeof h, f) != sizeof h || fwrite(data, 1, bytes, f) != bytes)
+	if (fwrite(h, 1, sizeof h, f) != sizeof h)
+		return tf_err("write error:");
+	return 0;
+}
+
+int tf_rec_write(FILE *f, int kind, int dtype, uint32_t rows, uint32_t cols,
+		 uint64_t seq, uint64_t pos, const void *data)
+{
+	size_t bytes = (size_t)rows * cols * tf_dtype_size(dtype);
+
+	if (tf_rec_write_header(f, kind, dtype, rows, cols, seq, pos) < 0)
+		return -1;
+	if (fwrite(data, 1, bytes, f) != bytes)
 		return tf_err("write error:");
 	return 0;
 }

@@ -48,6 +48,9 @@ int tf_rec_read(FILE *f, const char *name, tf_rec *r);
 int tf_rec_read_after(FILE *f, const char *name, const unsigned char *first, tf_rec *r);
 int tf_rec_write(FILE *f, int kind, int dtype, uint32_t rows, uint32_t cols,
 		 uint64_t seq, uint64_t pos, const void *data);
+/* the header alone, for a payload the caller streams after it */
+int tf_rec_write_header(FILE *f, int kind, int dtype, uint32_t rows, uint32_t cols,
+			uint64_t seq, uint64_t pos);
 void tf_rec_free(tf_rec *r);
 size_t tf_dtype_size(int dtype);
 

@@ -258,6 +258,14 @@ static const tf_named_weight *find_weight(const tf_store *s, const char *module)
 	return NULL;
 }
 
+int tf_store_has_weight(const tf_store *s, const char *module)
+{
+	char name[512];
+
+	snprintf(name, sizeof name, "%s.weight", module);
+	return find_weight(s, module) || tf_store_find(s, name);
+}
+
 /* bits and group of an MLX-quantized module: a per-module override in the
  * top-level "quantization" (MLX module paths, no ".weight"), else the
  * global values (qwen35-spec section 5.1) */

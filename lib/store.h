@@ -55,6 +55,8 @@ tf_store *tf_store_open(const char *path);
 void tf_store_close(tf_store *s);
 /* the raw tensor of a normalized name, or NULL */
 const tf_tensor *tf_store_find(const tf_store *s, const char *name);
+/* whether a module has a weight: a prebuilt one or "<module>.weight" */
+int tf_store_has_weight(const tf_store *s, const char *module);
 /* the weight of a module (name without ".weight"): a prebuilt one, a float
  * tensor "<module>.weight", or an MLX triplet "<module>.{weight,scales,biases}"
  * whose bits and group come from the config's quantization section; checks

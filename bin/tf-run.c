@@ -1,0 +1,167 @@
+/*
+ * tf-run: run a Qwen3.5 model over token ids; write logits or generate.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "ids.h"
+#include "model.h"
+#include "out.h"
+#include "pool.h"
+#include "run.h"
+#include "state.h"
+
+#define VERSION "0.1.0"
+
+static const char usage_text[] =
+	"usage: tf-run [options] MODEL [IDS]\n"
+	"\n"
+	"Reads token ids (text lines or tf-records) from IDS or stdin and writes the\n"
+	"logits of every position as tf-records, or generates ids with -n.\n"
+	"\n"
+	"  -o, --output FILE    write to FILE (complete or not at all) instead of stdout\n"
+	"  -f, --force          write binary records even to a terminal\n"
+	"      --raw            bare little-endian float32 rows instead of records\n"
+	"      --last           only the last row of each sequence\n"
+	"      --text K         the top K ids and logits of each row, as text\n"
+	"  -n, --generate N     generate N ids per sequence, one text line each\n"
+	"      --temp T         sample at temperature T (default 0: greedy)\n"
+	"      --top-k K        sample among the K most likely ids\n"
+	"      --top-p P        sample among the most likely ids reaching probability P\n"
+	"      --seed S         seed for sampling (default 0)\n"
+	"      --ignore-eos     do not stop at the model's end-of-sequence ids\n"
+	"      --stream         write each generated id as soon as it is made\n"
+	"      --mode MODE      prompt (whole prompt in one pass, default) or step\n"
+	"  -t, --threads N      CPU threads (default: TF_THREADS or all CPUs)\n"
+	"      --device DEV     cpu or auto (default auto)\n"
+	"  -h, --help           show this help\n"
+	"  -V, --version        show the version\n";
+
+enum { OPT_RAW = 256, OPT_LAST, OPT_TEXT, OPT_TEMP, OPT_TOPK, OPT_TOPP, OPT_SEED, OPT_NOEOS,
+       OPT_STREAM, OPT_MODE, OPT_DEVICE };
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "last", no_argument, NULL, OPT_LAST },
+	{ "text", required_argument, NULL, OPT_TEXT },
+	{ "generate", required_argument, NULL, 'n' },
+	{ "temp", required_argument, NULL, OPT_TEMP },
+	{ "top-k", required_argument, NULL, OPT_TOPK },
+	{ "top-p", required_argument, NULL, OPT_TOPP },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "ignore-eos", no_argument, NULL, OPT_NOEOS },
+	{ "stream", no_argument, NULL, OPT_STREAM },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "threads", required_argument, NULL, 't' },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 }
+};
+
+static long num(const char *s, const char *what, long lo, long hi)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < lo || v > hi)
+		tf_usage_die("%s must be an integer from %ld to %ld, not '%s'", what, lo, hi, s);
+	return v;
+}
+
+static float real(const char *s, const char *what, float lo, float hi)
+{
+	char *end;
+	float v = strtof(s, &end);
+
+	if (!*s || *end || !(v >= lo && v <= hi))
+		tf_usage_die("%s must be a number from %g to %g, not '%s'", what, lo, hi, s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	tf_run_opts o = { .out = TF_OUT_RECORDS, .sampler = { .top_p = 1 } };
+	const char *output = "-", *input = "-";
+	int force = 0, threads = 0, c;
+	tf_model *m;
+	tf_state *st;
+	tf_out out;
+	tf_ids_reader rd;
+	tf_seq s = { 0 };
+	FILE *in;
+	long index = 0;
+
+	tf_prog = "tf-run";
+	tf_out_init();
+	while ((c = getopt_long(argc, argv, "o:fn:t:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case 'f': force = 1; break;
+		case OPT_RAW: o.out = TF_OUT_RAW; break;
+		case OPT_LAST: o.last = 1; break;
+		case OPT_TEXT: o.out = TF_OUT_TEXT; o.text_k = num(optarg, "--text", 1, 1 << 30); break;
+		case 'n': o.gen = num(optarg, "-n", 0, 1L << 40); break;
+		case OPT_TEMP: o.sampler.temp = real(optarg, "--temp", 0, 1e6); break;
+		case OPT_TOPK: o.sampler.top_k = num(optarg, "--top-k", 0, 1 << 30); break;
+		case OPT_TOPP: o.sampler.top_p = real(optarg, "--top-p", 0, 1); break;
+		case OPT_SEED: o.sampler.rng = strtoull(optarg, NULL, 10); break;
+		case OPT_NOEOS: o.ignore_eos = 1; break;
+		case OPT_STREAM: o.stream = 1; break;
+		case OPT_MODE:
+			if (strcmp(optarg, "prompt") && strcmp(optarg, "step"))
+				tf_usage_die("--mode must be prompt or step, not '%s'", optarg);
+			o.step = !strcmp(optarg, "step");
+			break;
+		case 't': threads = num(optarg, "--threads", 1, 256); break;
+		case OPT_DEVICE:
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "auto"))
+				tf_usage_die("--device must be cpu or auto in this build, not '%s'", optarg);
+			break;
+		case 'h': fputs(usage_text, stdout); return tf_stdout_close() ? 1 : 0;
+		case 'V': printf("tf-run %s\n", VERSION); return tf_stdout_close() ? 1 : 0;
+		default: tf_usage_die("unknown option");
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2)
+		tf_usage_die("expected MODEL and at most one IDS file");
+	if (argc - optind == 2)
+		input = argv[optind + 1];
+
+	tf_pool_init(threads);
+	m = tf_model_open(argv[optind]);
+	if (!m)
+		tf_die_err();
+	in = strcmp(input, "-") ? fopen(input, "rb") : stdin;
+	if (!in)
+		tf_die("cannot open '%s':", input);
+	if (tf_out_open(&out, output, !o.gen && o.out != TF_OUT_TEXT, force) < 0)
+		tf_die_err();
+	o.f = out.f;
+	st = tf_state_new(m);
+	tf_ids_open(&rd, in, strcmp(input, "-") ? input : "<stdin>");
+	for (;;) {
+		int rc = tf_ids_next(&rd, &s, m->c.vocab);
+		if (rc < 0 || (rc > 0 && tf_run_seq(st, &s, index++, &o) < 0)) {
+			tf_out_abort(&out);
+			tf_die_err();
+		}
+		if (!rc)
+			break;
+	}
+	tf_ids_close(&rd);
+	tf_seq_free(&s);
+	tf_state_free(st);
+	tf_model_close(m);
+	if (in != stdin)
+		fclose(in);
+	if (tf_out_close(&out) < 0)
+		tf_die_err();
+	return 0;
+}

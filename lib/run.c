@@ -1,0 +1,127 @@
+/* run.c: scoring and generating one sequence */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "forward.h"
+#include "rec.h"
+#include "run.h"
+
+struct sink {
+	const tf_run_opts *o;
+	int64_t V, pos0;
+};
+
+static int by_logit_desc(const void *a, const void *b, void *ctx)
+{
+	const float *l = ctx;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (l[x] != l[y])
+		return l[x] < l[y] ? 1 : -1;
+	return x - y;
+}
+
+static int write_text(FILE *f, const float *row, int64_t V, int k, int64_t pos)
+{
+	int *idx = tf_malloc(V * sizeof *idx);
+
+	for (int64_t i = 0; i < V; i++)
+		idx[i] = (int)i;
+	qsort_r(idx, V, sizeof *idx, by_logit_desc, (void *)row);
+	fprintf(f, "%lld:", (long long)pos);
+	for (int i = 0; i < k && i < V; i++)
+		fprintf(f, " %d %.9g", idx[i], row[idx[i]]);
+	fputc('\n', f);
+	free(idx);
+	return 0;
+}
+
+static int emit(void *ctx, int64_t row0, int64_t rows, const float *logits)
+{
+	struct sink *s = ctx;
+	FILE *f = s->o->f;
+
+	if (s->o->out == TF_OUT_TEXT) {
+		for (int64_t r = 0; r < rows; r++)
+			write_text(f, logits + r * s->V, s->V, s->o->text_k, s->pos0 + row0 + r);
+	} else if (fwrite(logits, sizeof *logits, rows * s->V, f) != (size_t)(rows * s->V)) {
+		return tf_err("write error:");
+	}
+	if (ferror(f))
+		return tf_err("write error:");
+	return 0;
+}
+
+/* the header of the one logits record this sequence writes */
+static int begin_record(const tf_run_opts *o, int64_t rows, int64_t V, long index, int64_t pos)
+{
+	if (o->out != TF_OUT_RECORDS)
+		return 0;
+	if (tf_rec_write_header(o->f, TF_REC_LOGITS, TF_DT_F32, rows, V, index, pos) < 0)
+		return -1;
+	return 0;
+}
+
+static int score(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o)
+{
+	int64_t V = st->m->c.vocab, n = s->n;
+	struct sink k = { o, V, 0 };
+
+	if (begin_record(o, o->last ? 1 : n, V, index, o->last ? n - 1 : 0) < 0)
+		return -1;
+	if (!o->step)
+		return tf_forward_each(st, s->ids, n, (o->last ? TF_FWD_LAST : 0) | TF_FWD_CHUNKED, emit, &k);
+	for (int64_t t = 0; t < n; t++) {
+		k.pos0 = t;
+		if (tf_forward_each(st, s->ids + t, 1, 0, o->last && t < n - 1 ? NULL : emit, &k) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int is_eos(const tf_config *c, int id)
+{
+	for (int i = 0; i < c->neos; i++)
+		if (c->eos[i] == id)
+			return 1;
+	return 0;
+}
+
+static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)
+{
+	int64_t V = st->m->c.vocab;
+	float *logits = tf_malloc(V * sizeof *logits);
+	tf_sampler smp = o->sampler;
+	int rc = 0;
+
+	if (o->step) {
+		for (size_t t = 0; t < s->n && !rc; t++)
+			rc = tf_forward(st, s->ids + t, 1, t + 1 == s->n ? logits : NULL, 0);
+	} else {
+		rc = tf_forward(st, s->ids, s->n, logits, TF_FWD_LAST | TF_FWD_CHUNKED);
+	}
+	for (long i = 0; i < o->gen && !rc; i++) {
+		int32_t id = tf_sample(&smp, logits, V);
+		if (!o->ignore_eos && is_eos(&st->m->c, id))
+			break;
+		fprintf(o->f, o->stream ? "%d " : i ? " %d" : "%d", id);
+		if (o->stream && fflush(o->f))
+			rc = tf_err("write error:");
+		if (i + 1 < o->gen)
+			rc = rc ? rc : tf_forward(st, &id, 1, logits, 0);
+	}
+	free(logits);
+	if (!rc && (fputc('\n', o->f) == EOF || (o->stream && fflush(o->f)) || ferror(o->f)))
+		rc = tf_err("write error:");
+	return rc;
+}
+
+int tf_run_seq(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o)
+{
+	tf_state_reset(st);
+	if (!s->n)
+		return 0;
+	return o->gen > 0 ? generate(st, s, o) : score(st, s, index, o);
+}

@@ -1,0 +1,17 @@
+/* sample.h: choosing the next token from a row of logits */
+#ifndef TF_SAMPLE_H
+#define TF_SAMPLE_H
+
+#include <stdint.h>
+
+typedef struct {
+	float temp;             /* <= 0: greedy (the first of equal maxima) */
+	int top_k;              /* keep the k most likely ids; 0 = all */
+	float top_p;            /* keep the smallest set whose probability reaches p; 1 = all */
+	uint64_t rng;           /* splitmix64 state, from --seed */
+} tf_sampler;
+
+int tf_argmax(const float *logits, int64_t V);
+int tf_sample(tf_sampler *s, const float *logits, int64_t V);
+
+#endif
