@@ -42,12 +42,7 @@ uint32_t tf_code_get(const void *row, int64_t j, int bits)
 	return v & ((1u << bits) - 1);
 }
 
-float tf_load_float(const void *p, int dtype, int64_t i)
-{
-	return tf_load_scalar(p, dtype, i);
-}
-
-void tf_store_float(void *p, int dtype, int64_t i, float f)
+void tf_put_scalar(void *p, int dtype, int64_t i, float f)
 {
 	unsigned char *b = p;
 	uint16_t h;
@@ -116,13 +111,13 @@ double tf_affine_quantize(const void *src, int dtype, int64_t rows, int64_t cols
 		for (int64_t g = 0; g < ng; g++) {
 			float s, b, sr, br;
 			for (int j = 0; j < group; j++)
-				w[j] = tf_load_float(src, dtype, r * cols + g * group + j);
+				w[j] = tf_load_scalar(src, dtype, r * cols + g * group + j);
 			quantize_group(w, group, bits, qrow + g * group, &s, &b);
-			tf_store_float(scales, dtype, r * ng + g, s);
-			tf_store_float(biases, dtype, r * ng + g, b);
+			tf_put_scalar(scales, dtype, r * ng + g, s);
+			tf_put_scalar(biases, dtype, r * ng + g, b);
 			/* the error a reader sees: stored (rounded) scale and bias */
-			sr = tf_load_float(scales, dtype, r * ng + g);
-			br = tf_load_float(biases, dtype, r * ng + g);
+			sr = tf_load_scalar(scales, dtype, r * ng + g);
+			br = tf_load_scalar(biases, dtype, r * ng + g);
 			for (int j = 0; j < group; j++) {
 				double e = fabs((double)w[j] - (double)(sr * (float)qrow[g * group + j] + br));
 				if (e > maxerr || e != e)

@@ -21,10 +21,9 @@ void tf_codes_pack(const uint8_t *q, int64_t n, int bits, uint32_t *out);
 /* code j of a packed row (unaligned bytes allowed) */
 uint32_t tf_code_get(const void *row, int64_t j, int bits);
 
-/* element i of a float tensor of dtype TF_F32, TF_BF16 or TF_F16 */
-float tf_load_float(const void *p, int dtype, int64_t i);
-/* stores f rounded to dtype at element i */
-void tf_store_float(void *p, int dtype, int64_t i, float f);
+/* stores f rounded to dtype (TF_F32, TF_BF16, TF_F16) at element i; the
+ * inverse of weight.h's tf_load_scalar */
+void tf_put_scalar(void *p, int dtype, int64_t i, float f);
 
 /*
  * Affine quantization of src (rows, cols) of dtype (f32/bf16/f16):
