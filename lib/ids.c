@@ -37,34 +37,30 @@ void tf_ids_close(tf_ids_reader *r)
 	r->buf = NULL;
 }
 
-static int next_binary(tf_ids_reader *r, tf_seq *s, long vocab, const unsigned char *first)
+static int next_binary(tf_ids_reader *r, tf_seq *s, long vocab)
 {
-	unsigned char head[8];
 	tf_rec rec;
-	int rc;
+	int rc = tf_rec_read(r->f, r->name, &rec);
 
-	if (first) {
-		rc = tf_rec_read_after(r->f, r->name, first, &rec);
-	} else {
-		size_t got = fread(head, 1, 8, r->f);
-		if (got == 0 && !ferror(r->f))
-			return 0;
-		if (got < 8)
-			return ferror(r->f) ? tf_err("cannot read '%s':", r->name)
-					    : tf_err("'%s': truncated record header", r->name);
-		rc = tf_rec_read_after(r->f, r->name, head, &rec);
-	}
-	if (rc < 0)
-		return -1;
-	if (rec.kind != TF_REC_IDS || rec.dtype != TF_DT_I32) {
+	if (rc <= 0)
+		return rc;
+	if (rec.kind != TF_REC_IDS) {
 		tf_rec_free(&rec);
 		return tf_err("'%s': record %llu is not an ids record", r->name, (unsigned long long)rec.seq);
 	}
+	if (rec.cols != 1) {
+		tf_rec_free(&rec);
+		return tf_err("'%s': ids record %llu has %u values a row (need 1)", r->name,
+			      (unsigned long long)rec.seq, rec.cols);
+	}
 	s->n = 0;
-	for (size_t i = 0; i < (size_t)rec.rows * rec.cols; i++) {
+	for (size_t i = 0; i < rec.rows; i++) {
 		int32_t id = ((int32_t *)rec.data)[i];
 		if (id < 0 || (vocab && id >= vocab)) {
 			tf_rec_free(&rec);
+			if (id < 0)
+				return tf_err("'%s': record %llu: id %d is negative", r->name,
+					      (unsigned long long)rec.seq, id);
 			return tf_err("'%s': record %llu: id %d is out of range (vocab_size %ld)", r->name,
 				      (unsigned long long)rec.seq, id, vocab);
 		}
@@ -75,8 +71,24 @@ static int next_binary(tf_ids_reader *r, tf_seq *s, long vocab, const unsigned c
 	return 1;
 }
 
+/* copies at most 40 bytes of a bad word for a message, with bytes that are
+ * not printable ASCII shown as '?' so binary input cannot garble a terminal */
+static const char *shown(const char *p, size_t n, char *buf)
+{
+	size_t i;
+
+	if (n > 40)
+		n = 40;
+	for (i = 0; i < n; i++)
+		buf[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+	buf[i] = 0;
+	return buf;
+}
+
 static int parse_line(tf_ids_reader *r, char *p, tf_seq *s, long vocab)
 {
+	char word[41];
+
 	s->n = 0;
 	for (;;) {
 		char *end;
@@ -90,11 +102,12 @@ static int parse_line(tf_ids_reader *r, char *p, tf_seq *s, long vocab)
 			goto bad;
 		errno = 0;
 		v = strtol(p, &end, 10);
-		if (errno || (*end && !strchr(" \t\r\n#", *end)))
+		if (*end && !strchr(" \t\r\n#", *end))
 			goto bad;
-		if (v > INT32_MAX || (vocab && v >= vocab))
-			return tf_err("'%s' line %ld: id %.*s is out of range (vocab_size %ld)", r->name, r->line,
-				      (int)(end - p > 20 ? 20 : end - p), p, vocab);
+		/* a digit string too long for long is out of range, not "not an id" */
+		if (errno == ERANGE || v > INT32_MAX || (vocab && v >= vocab))
+			return tf_err("'%s' line %ld: id %s is out of range (vocab_size %ld)", r->name, r->line,
+				      shown(p, end - p, word), vocab);
 		tf_seq_push(s, (int32_t)v);
 		p = end;
 		continue;
@@ -102,8 +115,8 @@ bad:
 		end = p;
 		while (*end && !strchr(" \t\r\n", *end))
 			end++;
-		return tf_err("'%s' line %ld: '%.*s' is not a token id", r->name, r->line,
-			      (int)(end - p > 40 ? 40 : end - p), p);
+		return tf_err("'%s' line %ld: '%s' is not a token id", r->name, r->line,
+			      shown(p, end - p, word));
 	}
 }
 
@@ -113,19 +126,13 @@ int tf_ids_next(tf_ids_reader *r, tf_seq *s, long vocab)
 		int c = getc(r->f);
 		if (c == EOF)
 			return ferror(r->f) ? tf_err("cannot read '%s':", r->name) : 0;
-		if (c == 0x89) {
-			unsigned char first[8];
-			first[0] = c;
-			r->binary = 1;
-			if (fread(first + 1, 1, 7, r->f) < 7)
-				return tf_err("'%s': truncated record header", r->name);
-			return next_binary(r, s, vocab, first);
-		}
+		/* the first byte of the record magic; one byte of push-back is
+		 * all stdio promises, and all this needs */
 		ungetc(c, r->f);
-		r->binary = 0;
+		r->binary = c == 0x89;
 	}
 	if (r->binary)
-		return next_binary(r, s, vocab, NULL);
+		return next_binary(r, s, vocab);
 	for (;;) {
 		ssize_t len = getline(&r->buf, &r->cap, r->f);
 
@@ -146,18 +153,20 @@ long tf_ids_load(const char *path, tf_seq **out, long vocab)
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	tf_ids_reader r;
 	tf_seq *v = NULL, s = { 0 };
-	long n = 0;
+	long n = 0, cap = 0;
 	int rc;
 
 	if (!f)
 		return tf_err("cannot open '%s':", path);
 	tf_ids_open(&r, f, path);
 	while ((rc = tf_ids_next(&r, &s, vocab)) > 0) {
-		v = tf_realloc(v, (n + 1) * sizeof *v);
-		v[n] = (tf_seq){ 0 };
-		for (size_t i = 0; i < s.n; i++)
-			tf_seq_push(&v[n], s.ids[i]);
-		n++;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = tf_realloc(v, cap * sizeof *v);
+		}
+		/* the sequence moves into the list; the reader starts a new one */
+		v[n++] = s;
+		s = (tf_seq){ 0 };
 	}
 	tf_seq_free(&s);
 	tf_ids_close(&r);
