@@ -19,9 +19,17 @@ static inline __attribute__((always_inline)) v8 codes8(const unsigned char *p, c
 	uint32_t lo, hi;
 	u32x8 t, sh = { 0, B, 2 * B, 3 * B, 0, B, 2 * B, 3 * B };
 
+	if (B == 2 || B == 4) {
+		/* the eight codes are one 16- or 32-bit word: one broadcast */
+		uint32_t u = 0;
+		u32x8 s1 = { 0, B, 2 * B, 3 * B, 4 * B, 5 * B, 6 * B, 7 * B };
+		memcpy(&u, p, B);
+		t = ((u32x8){ u, u, u, u, u, u, u, u } >> s1) & ((1u << B) - 1);
+		return __builtin_convertvector((i32x8)t, v8);
+	}
 	/* one 8-byte load (the bytes past the B used are masked off) unless
 	 * that would read past the end of the codes */
-	if (whole)
+	if (whole || B == 8)
 		memcpy(&v, p, 8);
 	else
 		memcpy(&v, p, B);
