@@ -327,7 +327,7 @@ int tf_pack(const char *src, const char *out, const tf_pack_opts *o)
 			e.bits = w->bits;
 			e.group = w->group;
 			e.sdtype = w->sdtype;
-			e.path = w->fmt == TF_AFFINE ? "mlx" : "kept";
+			e.path = w->fmt == TF_AFFINE && !s->nw ? "mlx" : "kept";  /* a bundle's weights are kept */
 			e.flags[0] = "exact";
 			if (tf_bundle_parts(&e, part, &total) < 0)
 				goto out;
