@@ -420,8 +420,10 @@ int tf_bundle_load(tf_store *s, const char *path)
 			add_tensor(s, e[i].name, "", e[i].fmt, e[i].ndim, e[i].shape, p, part[0]);
 		}
 	}
-	qsort(s->t, s->nt, sizeof *s->t, cmp_tensor);
-	qsort(s->wt, s->nw, sizeof *s->wt, cmp_weight);
+	if (s->nt)
+		qsort(s->t, s->nt, sizeof *s->t, cmp_tensor);
+	if (s->nw)
+		qsort(s->wt, s->nw, sizeof *s->wt, cmp_weight);
 	for (int i = 1; i < s->nt; i++)
 		if (!strcmp(s->t[i].name, s->t[i - 1].name)) {
 			tf_err("'%s': tensor '%s' is stored twice", path, s->t[i].name);
