@@ -72,7 +72,7 @@ t/helper/%: t/helper/%.c lib/libtf.a $(LIB_HDR)
 # are installed; otherwise the exact command is printed and make stops.
 APT_PKGS = build-essential pkg-config libjansson-dev libpcre2-dev libutf8proc-dev \
            libcurl4-openssl-dev libarchive-dev libssl-dev mandoc python3 python3-venv \
-           zstd zip
+           zstd zip xz-utils
 # mlx (its CPU build on Linux) and mlx-lm are tf-pack's oracle: their
 # quantizer, converter and forward are what tf-pack and tf-run must match
 PIP_PKGS = numpy 'mlx[cpu]==0.32.4' mlx-lm==0.32.2
