@@ -26,6 +26,20 @@ assert 'tied_head' in m['flags']
 PY
 "
 
+test_expect 'the manifest: source names and sha256 of the source bytes' "
+	python3 - $M/model.safetensors <<'PY'
+import hashlib, json, struct, sys
+raw = open(sys.argv[1], 'rb').read()
+n = struct.unpack('<Q', raw[:8])[0]
+hdr = json.loads(raw[8:8 + n])
+m = json.load(open('m.json'))
+assert len(m['tensors']) == len(hdr) - ('__metadata__' in hdr)
+for t in m['tensors']:
+    b, e = hdr[t['source']]['data_offsets']
+    assert t['sha256'] == hashlib.sha256(raw[8 + n + b:8 + n + e]).hexdigest(), t['name']
+PY
+"
+
 test_expect 'the bundle is at most a seventh of the bf16 file' "
 	b=\$(wc -c <one.tfb) && f=\$(wc -c <$M/model.safetensors) &&
 	echo \"bundle \$b bytes, bf16 \$f bytes\" && test \$((b * 7)) -le \$f

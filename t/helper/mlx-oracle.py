@@ -5,7 +5,9 @@
   logits MODEL IDS OUT                  mlx-lm's forward in fp32: raw float32 rows
   quantized BUNDLE SRC                  every affine tensor of BUNDLE (made by
                                         tf-pack --bits from the float folder SRC)
-                                        equals mlx.core.quantize of its source
+                                        equals mlx.core.quantize of its source,
+                                        and its max_error is the one mlx's
+                                        dequantized values give
   same BUNDLE MLXDIR [--all]            the bundle's affine tensors are the MLX
                                         folder's quantized ones, byte for byte,
                                         the same set with the same bits; --all:
@@ -13,6 +15,7 @@
 
 Exit status 0 when everything matched; mismatches are printed.
 """
+import hashlib
 import json
 import os
 import struct
@@ -115,6 +118,14 @@ def cmd_quantized(bundle_path, src):
                 first = int(np.nonzero(got != exp)[0][0]) if len(got) == len(exp) else -1
                 print(f"{t['name']}: {nm} differ from mlx.core.quantize (first byte {first})")
                 bad += 1
+        # the manifest's max_error: the largest |w - (s*q + b)| with the
+        # stored scales and biases, recomputed here in fp32 from mlx's arrays
+        w = as_mx(dtype, shape, raw).astype(mx.float32)
+        deq = mx.dequantize(q, s.astype(mx.float32), bi.astype(mx.float32), group_size=t["group"], bits=t["bits"])
+        err = float(mx.max(mx.abs(w - deq)))
+        if abs(err - t["max_error"]) > 1e-6 * max(err, 1e-30) + 1e-12 * float(mx.max(mx.abs(w))):
+            print(f"{t['name']}: max_error {t['max_error']!r}, mlx says {err!r}")
+            bad += 1
         checked += 1
     print(f"{checked} tensors checked, {bad} parts differ")
     return bad == 0 and checked > 0
@@ -150,6 +161,12 @@ def cmd_same(bundle_path, mlxdir, all_tensors=False):
         for nm, key in (("codes", ".weight"), ("scales", ".scales"), ("biases", ".biases")):
             if p[nm] != src[m + key][2]:
                 print(f"{name}: {nm} differ")
+                bad += 1
+        if all_tensors:
+            # packed from this folder: the checksum is of its codes, scales, biases
+            h = hashlib.sha256(src[m + ".weight"][2] + src[m + ".scales"][2] + src[m + ".biases"][2])
+            if t["sha256"] != h.hexdigest() or t["path"] != "mlx" or t["max_error"] != 0:
+                print(f"{name}: sha256, path or max_error wrong: {t['sha256']} {t['path']} {t['max_error']}")
                 bad += 1
     if all_tensors:
         for k, (dtype, shape, raw) in src.items():
