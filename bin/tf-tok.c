@@ -34,7 +34,7 @@ static const char usage_text[] =
 	"\n"
 	"encode: FILE (default stdin) as one text -> one line of token ids\n"
 	"decode: each line of ids -> its text, written as the ids arrive\n"
-	"MODEL is a folder with tokenizer.json, or that file itself.\n"
+	"MODEL is a folder with tokenizer.json, a bundle that carries it, or the file.\n"
 	"\n"
 	"  -l, --lines          one sequence per line: encode each input line\n"
 	"                       (without its newline); decode ends each text with one\n"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bundle.h"
 #include "err.h"
 #include "map.h"
 #include "tok.h"
@@ -69,6 +70,25 @@ fail:
 	return NULL;
 }
 
+/* the tokenizer.json text a tf-bundle(5) carries in its manifest */
+static tf_tok *load_bundle(const char *path)
+{
+	json_t *m = tf_bundle_manifest(path, NULL), *v;
+	tf_tok *t;
+
+	if (!m)
+		return NULL;
+	v = json_object_get(m, "tokenizer");
+	if (!json_is_string(v)) {
+		json_decref(m);
+		tf_err("'%s': the bundle carries no tokenizer", path);
+		return NULL;
+	}
+	t = tf_tok_load_json(json_string_value(v), json_string_length(v), path);
+	json_decref(m);
+	return t;
+}
+
 tf_tok *tf_tok_load(const char *model)
 {
 	struct stat st;
@@ -82,6 +102,11 @@ tf_tok *tf_tok_load(const char *model)
 		path = tf_malloc(strlen(model) + 32);
 		sprintf(path, "%s/tokenizer.json", model);
 	} else {
+		int bundle = tf_bundle_is(model);
+		if (bundle < 0)
+			return NULL;
+		if (bundle)
+			return load_bundle(model);
 		path = tf_strdup(model);
 	}
 	if (!(m = tf_map_open(path))) {

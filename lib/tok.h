@@ -59,7 +59,8 @@ typedef struct {
 	size_t spelled_cap;
 } tf_tok;
 
-/* MODEL is a folder holding tokenizer.json, or a tokenizer.json itself */
+/* MODEL is a folder holding tokenizer.json, a tf-bundle(5) that carries
+ * one, or a tokenizer.json itself */
 tf_tok *tf_tok_load(const char *model);
 /* from the JSON text json[0..len); name is used in messages */
 tf_tok *tf_tok_load_json(const char *json, size_t len, const char *name);

@@ -39,6 +39,11 @@ done
 test_expect 'MODEL may be the tokenizer.json itself' '
 	printf "ROMEO:\nI will" | tf-tok encode "$M/tokenizer.json" >ids && cmp ids "$M/prompt.ids"
 '
+test_expect 'MODEL may be a tf-pack bundle, which carries tokenizer.json' '
+	tf-pack -q "$M" m.tfb &&
+	printf "ROMEO:\nI will" | tf-tok encode m.tfb >ids && cmp ids "$M/prompt.ids" &&
+	tf-tok decode m.tfb "$M/greedy64.ids" >a && tf-tok decode "$M" "$M/greedy64.ids" >b && cmp a b
+'
 test_expect 'FILE argument and - are the same as stdin' '
 	printf "to be, or not" >in.txt &&
 	tf-tok encode "$M" in.txt >a && tf-tok encode "$M" - <in.txt >b && cmp a b

@@ -81,6 +81,11 @@ test_error 'an unsupported post-processor' tf-tok "post_processor 'TemplateProce
 	tf-tok encode template.json </dev/null
 test_error 'byte_fallback' tf-tok "byte_fallback is not supported" tf-tok encode fallback.json </dev/null
 test_error 'an added token without content' tf-tok "added token 1 has no content" tf-tok encode nocontent.json </dev/null
+tf-pack -q --synth "$DATA/tiny-q35/config.json" --bits 4 synth.tfb &&
+tf-pack -q "$M" whole.tfb && head -c 5000 whole.tfb >truncated.tfb || exit 1
+test_error 'a bundle without a tokenizer' tf-tok "'synth.tfb': the bundle carries no tokenizer" \
+	tf-tok encode synth.tfb </dev/null
+test_error 'a truncated bundle' tf-tok "'truncated.tfb': truncated bundle" tf-tok decode truncated.tfb </dev/null
 test_error 'a MODEL that does not exist' tf-tok "cannot open 'nosuch': No such file" tf-tok encode nosuch </dev/null
 mkdir emptydir
 test_error 'a folder without tokenizer.json' tf-tok "cannot open 'emptydir/tokenizer.json'" \
