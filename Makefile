@@ -127,8 +127,11 @@ t/helper/%: t/helper/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR)
 # are installed; otherwise the exact command is printed and make stops.
 APT_PKGS = build-essential pkg-config libjansson-dev libpcre2-dev libutf8proc-dev \
            libcurl4-openssl-dev libarchive-dev libssl-dev mandoc python3 python3-venv \
-           zstd zip
-PIP_PKGS = numpy
+           zstd zip xz-utils
+# mlx (its CPU build on Linux) and mlx-lm are tf-pack's oracle: their
+# quantizer, converter and forward are what tf-pack and tf-run must match;
+# tokenizers is tf-tok's
+PIP_PKGS = numpy tokenizers 'mlx[cpu]==0.32.4' mlx-lm==0.32.2
 
 deps:
 	@missing=; \
@@ -147,7 +150,7 @@ deps:
 	@$(VENV)/bin/python -c 'import sys; mods = sys.argv[1:]; [__import__(m.split("==")[0].replace("-", "_")) for m in mods]' \
 		$(PIP_IMPORTS) 2>/dev/null || $(VENV)/bin/pip install -q $(PIP_PKGS)
 
-PIP_IMPORTS = numpy
+PIP_IMPORTS = numpy tokenizers mlx.core mlx_lm
 
 test: deps all
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PROVE) $(TESTS) $(UNIT)

@@ -5,6 +5,8 @@
 
 #include "err.h"
 #include "matmul.h"
+#include "mm_affine.h"
+#include "mm_sign1.h"
 #include "pool.h"
 
 typedef float v8 __attribute__((vector_size(32)));
@@ -76,6 +78,7 @@ struct mm_job {
 	const float *x;         /* (n, cols) */
 	int64_t n;
 	float *y;               /* (n, rows) */
+	int generic;            /* dequantize each row, then tf_dot (the reference) */
 };
 
 static void mm_range(void *ctx, int64_t r0, int64_t r1)
@@ -84,7 +87,16 @@ static void mm_range(void *ctx, int64_t r0, int64_t r1)
 	int64_t cols = j->w->cols, rows = j->w->rows;
 	float *row;
 
-	if (j->w->fmt == TF_BF16) {
+	/* quantized weights compute on their codes, same bits as below */
+	if (j->w->fmt == TF_AFFINE && !j->generic) {
+		tf_mm_affine(j->w, j->x, j->n, j->y, r0, r1);
+		return;
+	}
+	if (j->w->fmt == TF_SIGN1 && !j->generic) {
+		tf_mm_sign1(j->w, j->x, j->n, j->y, r0, r1);
+		return;
+	}
+	if (j->w->fmt == TF_BF16 && !j->generic) {
 		/* 2-byte aligned rows are the rule for bf16 checkpoints; an odd
 		 * offset (possible in MLX files) takes the generic path below */
 		const uint16_t *w = j->w->data;
@@ -112,7 +124,14 @@ static void mm_range(void *ctx, int64_t r0, int64_t r1)
 
 void tf_matmul(const tf_weight *w, const float *x, int64_t n, float *y)
 {
-	struct mm_job j = { w, x, n, y };
+	struct mm_job j = { w, x, n, y, 0 };
+
+	tf_parallel(w->rows, mm_range, &j);
+}
+
+void tf_matmul_generic(const tf_weight *w, const float *x, int64_t n, float *y)
+{
+	struct mm_job j = { w, x, n, y, 1 };
 
 	tf_parallel(w->rows, mm_range, &j);
 }

@@ -13,6 +13,9 @@
 
 /* y (n, w->rows) = x (n, w->cols) . W^T */
 void tf_matmul(const tf_weight *w, const float *x, int64_t n, float *y);
+/* the same product by dequantizing each row and tf_dot: the reference the
+ * format kernels (mm_affine.c, mm_sign1.c, bf16) equal bit for bit */
+void tf_matmul_generic(const tf_weight *w, const float *x, int64_t n, float *y);
 /* out (cols) = row id of W, dequantized (embedding lookup) */
 void tf_embed(const tf_weight *w, int64_t id, float *out);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bundle.h"
 #include "err.h"
 #include "map.h"
 #include "store.h"
@@ -150,8 +151,18 @@ tf_store *tf_store_open(const char *path)
 
 	if (stat(path, &st) < 0)
 		return tf_err("cannot open '%s':", path), NULL;
-	if (!S_ISDIR(st.st_mode))
-		return tf_err("'%s' is not a model folder", path), NULL;
+	if (!S_ISDIR(st.st_mode)) {
+		int b = S_ISREG(st.st_mode) ? tf_bundle_is(path) : 0;
+		if (b < 0)
+			return NULL;
+		if (!b)
+			return tf_err("'%s' is neither a model folder nor a tf-bundle", path), NULL;
+		s = tf_calloc(1, sizeof *s);
+		s->path = tf_strdup(path);
+		if (tf_bundle_load(s, path) < 0)
+			goto fail;
+		return s;
+	}
 	s = tf_calloc(1, sizeof *s);
 	s->path = tf_strdup(path);
 	p = join(path, "config.json");
