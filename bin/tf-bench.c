@@ -160,11 +160,14 @@ int main(int argc, char **argv)
 			break;
 		case 'p': npp = list(optarg, "--prompt", pp); break;
 		case 'n': ntg = list(optarg, "--gen", tg); break;
-		case 'r':
-			reps = atoi(optarg);
-			if (reps < 1 || reps > 1000)
+		case 'r': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > 1000)
 				tf_usage_die("--reps must be from 1 to 1000, not '%s'", optarg);
+			reps = (int)v;
 			break;
+		}
 		case 'o':
 			if (strcmp(optarg, "md") && strcmp(optarg, "json"))
 				tf_usage_die("--output must be md or json, not '%s'", optarg);
@@ -179,9 +182,15 @@ int main(int argc, char **argv)
 	}
 	if (optind == argc && !nsynth)
 		tf_usage_die("expected a MODEL or --synth");
-	for (int i = 0; i < nsynth; i++)
-		if (!strchr(synth[i], ':'))
+	for (int i = 0; i < nsynth; i++) {
+		char name[128];
+		const char *colon = strchr(synth[i], ':');
+		if (!colon || colon - synth[i] >= (int)sizeof name)
 			tf_usage_die("--synth wants NAME:FORM, like qwen3.5-9b:q4g64, not '%s'", synth[i]);
+		snprintf(name, sizeof name, "%.*s", (int)(colon - synth[i]), synth[i]);
+		if (tf_bench_synth_check(name, colon + 1) < 0)
+			tf_usage_die("--synth: %s", tf_errmsg());
+	}
 
 #ifndef TF_CUDA
 	tf_die("this build has no CUDA support (nvcc was not found)");

@@ -71,6 +71,16 @@ static tf_weight shaped(const tf_weight *form, int64_t rows, int64_t cols)
 	return w;
 }
 
+int tf_bench_synth_check(const char *name, const char *form)
+{
+	tf_weight f;
+
+	for (size_t i = 0; i < sizeof geoms / sizeof *geoms; i++)
+		if (!strcmp(geoms[i].name, name))
+			return parse_form(form, &f);
+	return tf_err("unknown geometry '%s' (qwen3.5-0.8b, -2b, -4b, -9b, -27b)", name);
+}
+
 tf_model *tf_bench_synth(const char *name, const char *form)
 {
 	const struct geom *g = NULL;

@@ -18,6 +18,8 @@
  * bf16, qB (MLX affine B bits, group 64) or qBgG, or sign1 (every matrix,
  * the embedding and head too, as the Bonsai 1-bit models ship) */
 tf_model *tf_bench_synth(const char *name, const char *form);
+/* 0 when tf_bench_synth knows name and form, else -1 with a message */
+int tf_bench_synth_check(const char *name, const char *form);
 void tf_bench_synth_free(tf_model *m);
 
 /* device-to-device copy bandwidth in bytes/s, read plus written */

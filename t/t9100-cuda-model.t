@@ -1,8 +1,9 @@
 #!/bin/sh
-# tf-run on the GPU against the CPU on every t/data model: prompt and step
-# logits by KL and top-1 through tf-gate, windows of 1, 2, 3, 8 and 16 rows
-# bit-identical on the GPU, the first 32 greedy tokens, the out-of-memory
-# message.
+# tf-run on the GPU against the CPU on every t/data model and on bundles of
+# every weight form (affine 2, 3, 4, 8 bits, a mixed recipe, sign1): prompt
+# and step logits by KL and top-1 through tf-gate, windows of 1, 2, 3, 8
+# and 16 rows bit-identical on the GPU, the first 32 greedy tokens, the
+# out-of-memory message.
 . "$(dirname "$0")/lib-tf.sh"
 
 if ! tf-run --device cuda $DATA/tiny-q35 </dev/null >/dev/null 2>err; then
@@ -50,6 +51,30 @@ for M in tiny-q35 shakespeare-q35 shakespeare-q35-1bit; do
 			tf-gate --exact gpu.step.$M gpu.w$W
 		"
 	done
+done
+
+# the forms tf-pack writes: tiled and untiled affine widths and groups, a
+# mixed recipe (fused products whose parts differ in form), sign1
+ids shakespeare-q35 >ids.b
+for spec in "q4 --bits 4 --group 64" "q2 --bits 2 --group 32" "q3 --bits 3 --group 128" \
+	    "q8 --bits 8 --group 64" "mixed --recipe mixed_2_6" "sign1 1bit"; do
+	set -- $spec
+	name=$1
+	shift
+	if [ "$1" = 1bit ]; then
+		tf-pack -q $DATA/shakespeare-q35-1bit $name.tfb
+	else
+		tf-pack -q "$@" $DATA/shakespeare-q35 $name.tfb
+	fi
+	tf-run --device cpu $name.tfb ids.b >cpu.$name
+	tf-run --device cuda $name.tfb ids.b >gpu.$name
+	gate cpu.$name gpu.$name --kl 1e-3 --top1 0.995
+	say_ok $? "$name bundle: the GPU within KL 1e-3 and top-1 99.5% of the CPU"
+	test_expect "$name bundle: GPU windows of 16 rows bit-identical to steps" "
+		tf-run --device cuda --mode step $name.tfb ids.b >gs.$name &&
+		tf-run --device cuda --window 16 $name.tfb ids.b >gw.$name &&
+		tf-gate --exact gs.$name gw.$name
+	"
 done
 
 for M in shakespeare-q35 shakespeare-q35-1bit; do

@@ -1,0 +1,34 @@
+#!/bin/sh
+# tf-bench: help, usage errors, models and synthetic geometries it cannot
+# run, and (on a machine without a GPU) the error that says so. The timed
+# runs themselves happen on a GPU machine, never as a test.
+. "$(dirname "$0")/lib-tf.sh"
+
+test_expect "-h prints the usage to stdout and exits 0" '
+	tf-bench -h >out && grep -q "^usage: tf-bench" out
+'
+test_expect "-V prints the version" 'tf-bench -V | grep -q "^tf-bench [0-9]"'
+
+usage() {
+	title=$1
+	shift
+	tf-bench "$@" >out 2>err
+	rc=$?
+	[ $rc = 2 ] && grep -q "^tf-bench: " err && ! [ -s out ]
+	say_ok $? "$title"
+}
+usage "no model and no --synth is a usage error" 
+usage "an unknown geometry is a usage error" -s qwen3.5-70b:q4
+usage "an unknown form is a usage error" -s qwen3.5-9b:q7
+usage "a group other than 32, 64 or 128 is a usage error" -s qwen3.5-9b:q4g16
+usage "--synth without a form is a usage error" -s qwen3.5-9b
+usage "a bad prompt list is a usage error" -p 512,x -s qwen3.5-9b:q4
+usage "--reps 0 is a usage error" -r 0 -s qwen3.5-9b:q4
+usage "an unknown output format is a usage error" -o csv -s qwen3.5-9b:q4
+
+if ! tf-run --device cuda $DATA/tiny-q35 </dev/null >/dev/null 2>&1; then
+	test_error "without a GPU, tf-bench says why" tf-bench "CUDA" tf-bench -s qwen3.5-0.8b:q4
+	test_error "without a GPU, a model is not benchmarked either" tf-bench "CUDA" tf-bench $DATA/tiny-q35
+fi
+
+done_testing
