@@ -12,10 +12,6 @@
 #include "model.h"
 #include "out.h"
 
-#ifdef TF_CUDA
-#include "runtime.cuh"
-#endif
-
 #define VERSION "0.1.0"
 #define MAXN 16
 
@@ -192,18 +188,15 @@ int main(int argc, char **argv)
 			tf_usage_die("--synth: %s", tf_errmsg());
 	}
 
-#ifndef TF_CUDA
-	tf_die("this build has no CUDA support (nvcc was not found)");
-#else
-	if (tf_cuda_init() < 0)
+	int sms;
+	uint64_t mem;
+	if (tf_bench_start(dev, sizeof dev, &sms, &mem) < 0)
 		tf_die_err();
-	const tf_cuda_info *di = tf_cuda_device();
 	x.bw = tf_bench_copy_bw();
-	snprintf(dev, sizeof dev, "%s", di->name);
 	x.dev = dev;
 	if (!x.json) {
 		printf("device: %s, %d multiprocessors, %.1f GiB; measured copy bandwidth %.0f GB/s (read + write)\n\n",
-		       di->name, di->sms, di->mem_total / (1024.0 * 1024 * 1024), x.bw / 1e9);
+		       dev, sms, mem / (1024.0 * 1024 * 1024), x.bw / 1e9);
 		printf("| model | form | size | test | t/s | bytes/token | GB/s | roofline |\n");
 		printf("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |\n");
 	}
@@ -225,6 +218,5 @@ int main(int argc, char **argv)
 		bench(&x, m, name, strchr(synth[i], ':') + 1, pp, npp, tg, ntg, reps);
 		tf_bench_synth_free(m);
 	}
-#endif
 	return tf_stdout_close() ? 1 : 0;
 }

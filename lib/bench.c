@@ -188,6 +188,19 @@ uint64_t tf_bench_token_bytes(const tf_model *m, int64_t pos)
 	return b;
 }
 
+#ifndef TF_CUDA
+
+int tf_bench_start(char *name, size_t len, int *sms, uint64_t *mem)
+{
+	return tf_err("this build has no CUDA support (nvcc was not found)");
+}
+double tf_bench_copy_bw(void) { return 0; }
+int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
+int tf_bench_tg(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
+int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes) { return tf_err("built without CUDA"); }
+
+#else
+
 static double now(void)
 {
 	struct timespec ts;
@@ -209,14 +222,18 @@ static void stats(const double *v, int n, tf_bench_rate *r)
 	r->reps = n;
 }
 
-#ifndef TF_CUDA
+int tf_bench_start(char *name, size_t len, int *sms, uint64_t *mem)
+{
+	const tf_cuda_info *di;
 
-double tf_bench_copy_bw(void) { return 0; }
-int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
-int tf_bench_tg(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
-int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes) { return tf_err("built without CUDA"); }
-
-#else
+	if (tf_cuda_init() < 0)
+		return -1;
+	di = tf_cuda_device();
+	snprintf(name, len, "%s", di->name);
+	*sms = di->sms;
+	*mem = di->mem_total;
+	return 0;
+}
 
 double tf_bench_copy_bw(void)
 {

@@ -22,6 +22,10 @@ tf_model *tf_bench_synth(const char *name, const char *form);
 int tf_bench_synth_check(const char *name, const char *form);
 void tf_bench_synth_free(tf_model *m);
 
+/* starts the CUDA device and names it: name, multiprocessors, bytes of
+ * memory; -1 with a message without a device or a CUDA build */
+int tf_bench_start(char *name, size_t len, int *sms, uint64_t *mem);
+
 /* device-to-device copy bandwidth in bytes/s, read plus written */
 double tf_bench_copy_bw(void);
 
