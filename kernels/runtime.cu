@@ -415,7 +415,10 @@ int tf_cuda_weight_upload_cat(tf_cuda_arena *a, const tf_weight *const *parts, i
 	d = (char *)dev->data;
 	for (int k = 0; k < np; k++) {
 		tf_weight one;
-		tf_cuda_arena sub = { d + off, data_bytes(parts[k]), 0 };
+		/* the sub-arena only has to admit the part's own bytes; its size is
+		 * rounded up as every take is (the part writes data_bytes, no more,
+		 * so the parts stay back to back as one weight's rows) */
+		tf_cuda_arena sub = { d + off, align_up(data_bytes(parts[k])), 0 };
 		/* the part's rows, tiled like a weight of its own */
 		if (tf_cuda_weight_upload_data(&sub, parts[k], &one) < 0)
 			return -1;
