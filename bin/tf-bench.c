@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "args.h"
 #include "err.h"
 #include "gpu.h"
 #include "model.h"
@@ -156,14 +157,7 @@ int main(int argc, char **argv)
 			break;
 		case 'p': npp = list(optarg, "--prompt", pp); break;
 		case 'n': ntg = list(optarg, "--gen", tg); break;
-		case 'r': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || v < 1 || v > 1000)
-				tf_usage_die("--reps must be from 1 to 1000, not '%s'", optarg);
-			reps = (int)v;
-			break;
-		}
+		case 'r': reps = (int)tf_arg_long(optarg, "--reps", 1, 1000); break;
 		case 'o':
 			if (strcmp(optarg, "md") && strcmp(optarg, "json"))
 				tf_usage_die("--output must be md or json, not '%s'", optarg);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "args.h"
 #include "err.h"
 #include "out.h"
 #include "pack.h"
@@ -56,16 +57,6 @@ static const struct option longopts[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
 };
-
-static long num(const char *s, const char *what, long lo, long hi)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < lo || v > hi)
-		tf_usage_die("%s must be an integer from %ld to %ld, not '%s'", what, lo, hi, s);
-	return v;
-}
 
 static void human(char *buf, size_t n, double bytes)
 {
@@ -143,12 +134,12 @@ int main(int argc, char **argv)
 	tf_out_init();
 	while ((c = getopt_long(argc, argv, "b:g:r:qhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': o.bits = num(optarg, "--bits", 1, 16); break;
-		case 'g': o.group = num(optarg, "--group", 32, 128); group_set = 1; break;
+		case 'b': o.bits = tf_arg_long(optarg, "--bits", 1, 16); break;
+		case 'g': o.group = tf_arg_long(optarg, "--group", 32, 128); group_set = 1; break;
 		case 'r': o.recipe = optarg; break;
 		case OPT_NOSIGN1: o.no_sign1 = 1; break;
 		case OPT_SYNTH: synth = optarg; break;
-		case OPT_SEED: seed = num(optarg, "--seed", 0, 0x7fffffffl); break;
+		case OPT_SEED: seed = tf_arg_long(optarg, "--seed", 0, 0x7fffffffl); break;
 		case OPT_SHOW: do_show = 1; break;
 		case OPT_JSON: as_json = 1; break;
 		case 'q': quiet = 1; break;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "err.h"
 #include "gpu.h"
 #include "ids.h"
@@ -70,26 +71,6 @@ static const struct option longopts[] = {
 	{ 0 }
 };
 
-static long num(const char *s, const char *what, long lo, long hi)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < lo || v > hi)
-		tf_usage_die("%s must be an integer from %ld to %ld, not '%s'", what, lo, hi, s);
-	return v;
-}
-
-static float real(const char *s, const char *what, float lo, float hi)
-{
-	char *end;
-	float v = strtof(s, &end);
-
-	if (!*s || *end || !(v >= lo && v <= hi))
-		tf_usage_die("%s must be a number from %g to %g, not '%s'", what, lo, hi, s);
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	tf_run_opts o = { .out = TF_OUT_RECORDS, .sampler = { .top_p = 1 } };
@@ -112,12 +93,12 @@ int main(int argc, char **argv)
 		case 'f': force = 1; break;
 		case OPT_RAW: o.out = TF_OUT_RAW; break;
 		case OPT_LAST: o.last = 1; break;
-		case OPT_TEXT: o.out = TF_OUT_TEXT; o.text_k = num(optarg, "--text", 1, 1 << 30); break;
-		case 'n': o.gen = num(optarg, "-n", 0, 1L << 40); break;
-		case OPT_TEMP: o.sampler.temp = real(optarg, "--temp", 0, 1e6); break;
-		case OPT_TOPK: o.sampler.top_k = num(optarg, "--top-k", 0, 1 << 30); break;
-		case OPT_TOPP: o.sampler.top_p = real(optarg, "--top-p", 0, 1); break;
-		case OPT_SEED: o.sampler.rng = strtoull(optarg, NULL, 10); break;
+		case OPT_TEXT: o.out = TF_OUT_TEXT; o.text_k = tf_arg_long(optarg, "--text", 1, 1 << 30); break;
+		case 'n': o.gen = tf_arg_long(optarg, "-n", 0, 1L << 40); break;
+		case OPT_TEMP: o.sampler.temp = tf_arg_double(optarg, "--temp", 0, 1e6); break;
+		case OPT_TOPK: o.sampler.top_k = tf_arg_long(optarg, "--top-k", 0, 1 << 30); break;
+		case OPT_TOPP: o.sampler.top_p = tf_arg_double(optarg, "--top-p", 0, 1); break;
+		case OPT_SEED: o.sampler.rng = tf_arg_u64(optarg, "--seed"); break;
 		case OPT_NOEOS: o.ignore_eos = 1; break;
 		case OPT_STREAM: o.stream = 1; break;
 		case OPT_MODE:
@@ -125,8 +106,8 @@ int main(int argc, char **argv)
 				tf_usage_die("--mode must be prompt or step, not '%s'", optarg);
 			o.step = !strcmp(optarg, "step");
 			break;
-		case 't': threads = num(optarg, "--threads", 1, 256); break;
-		case OPT_WINDOW: o.window = num(optarg, "--window", 1, 1 << 20); break;
+		case 't': threads = tf_arg_long(optarg, "--threads", 1, 256); break;
+		case OPT_WINDOW: o.window = tf_arg_long(optarg, "--window", 1, 1 << 20); break;
 		case OPT_DEVICE: device = optarg; break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_close() ? 1 : 0;
 		case 'V': printf("tf-run %s\n", VERSION); return tf_stdout_close() ? 1 : 0;

@@ -57,5 +57,8 @@ test_expect 'binary records to a terminal are refused' '
 test_expect 'a bad option value exits 2' '
 	tf-run --mode sideways $M </dev/null 2>err; test $? = 2 && grep -q "mode" err
 '
+test_expect 'a seed that is not a number exits 2' '
+	tf-run -n 1 --temp 1 --seed x $M </dev/null 2>err; test $? = 2 && grep -q "seed must be a non-negative integer" err
+'
 
 done_testing
