@@ -8,8 +8,8 @@
 #include "mm_affine.h"
 #include "mm_sign1.h"
 #include "pool.h"
+#include "simd.h"
 
-typedef float v8 __attribute__((vector_size(32)));
 
 /* Four 8-lane accumulators hide the add latency; they are folded in a fixed
  * order and the tail is added last, so the result depends only on a and b.
@@ -20,7 +20,7 @@ float tf_dot(const float *a, const float *b, int64_t n)
 {
 	v8 s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 }, x, y;
 	int64_t i = 0;
-	float tail = 0, r;
+	float tail = 0;
 
 	for (; i + 32 <= n; i += 32) {
 		memcpy(&x, a + i, 32); memcpy(&y, b + i, 32); s0 += x * y;
@@ -33,13 +33,9 @@ float tf_dot(const float *a, const float *b, int64_t n)
 	}
 	for (; i < n; i++)
 		tail += a[i] * b[i];
-	s0 = (s0 + s1) + (s2 + s3);
-	r = ((s0[0] + s0[4]) + (s0[1] + s0[5])) + ((s0[2] + s0[6]) + (s0[3] + s0[7]));
-	return r + tail;
+	return tf_fold(s0, s1, s2, s3, tail);
 }
 
-typedef uint16_t u16x8 __attribute__((vector_size(16)));
-typedef uint32_t u32x8 __attribute__((vector_size(32)));
 
 /* bf16 to fp32 is exact (the 16 bits become the high half), so converting
  * in registers gives the same products, summed in the same order, as
@@ -51,7 +47,7 @@ static float dot_bf16(const uint16_t *a, const float *b, int64_t n)
 {
 	v8 s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 }, y;
 	int64_t i = 0;
-	float tail = 0, r;
+	float tail = 0;
 
 	for (; i + 32 <= n; i += 32) {
 		memcpy(&y, b + i, 32); s0 += bf16x8(a + i) * y;
@@ -64,9 +60,7 @@ static float dot_bf16(const uint16_t *a, const float *b, int64_t n)
 	}
 	for (; i < n; i++)
 		tail += tf_bf16_to_f32(a[i]) * b[i];
-	s0 = (s0 + s1) + (s2 + s3);
-	r = ((s0[0] + s0[4]) + (s0[1] + s0[5])) + ((s0[2] + s0[6]) + (s0[3] + s0[7]));
-	return r + tail;
+	return tf_fold(s0, s1, s2, s3, tail);
 }
 
 /* inputs are taken in blocks so a block of x stays in cache while every

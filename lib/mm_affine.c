@@ -2,14 +2,7 @@
 #include <string.h>
 
 #include "mm_affine.h"
-
-/* the helpers below pass 32-byte vectors by value; they are always inlined,
- * so the AVX and non-AVX calling conventions never meet */
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-typedef float v8 __attribute__((vector_size(32)));
-typedef uint32_t u32x8 __attribute__((vector_size(32)));
-typedef int32_t i32x8 __attribute__((vector_size(32)));
+#include "simd.h"
 
 /* codes 8k..8k+7 of a row as floats: 8 codes of B bits are exactly B bytes
  * (8B bits), the first four in the low 4B bits, the next four above them */
@@ -40,35 +33,6 @@ static inline __attribute__((always_inline)) v8 codes8(const unsigned char *p, c
 	return __builtin_convertvector((i32x8)t, v8);
 }
 
-/* a scale or bias, inline: a call per group would spill every vector
- * register (they are all caller-saved) */
-static inline __attribute__((always_inline)) float scalar(const void *p, int sdtype, int64_t i)
-{
-	const unsigned char *b = p;
-	uint16_t h;
-	float f;
-
-	if (sdtype == TF_BF16) {
-		memcpy(&h, b + 2 * i, 2);
-		return tf_bf16_to_f32(h);
-	}
-	if (sdtype == TF_F32) {
-		memcpy(&f, b + 4 * i, 4);
-		return f;
-	}
-	memcpy(&h, b + 2 * i, 2);
-	return tf_f16_to_f32(h);
-}
-
-static inline __attribute__((always_inline)) float fold(v8 s0, v8 s1, v8 s2, v8 s3)
-{
-	float tail = 0, r;
-
-	s0 = (s0 + s1) + (s2 + s3);
-	r = ((s0[0] + s0[4]) + (s0[1] + s0[5])) + ((s0[2] + s0[6]) + (s0[3] + s0[7]));
-	return r + tail;
-}
-
 /* one weight row against two input rows (x and x + cols), or one when
  * two is 0; accumulators are named variables so they stay in registers */
 static inline __attribute__((always_inline)) void row_dot(const unsigned char *row, const unsigned char *end,
@@ -81,7 +45,7 @@ static inline __attribute__((always_inline)) void row_dot(const unsigned char *r
 	int64_t ng = cols / group;
 
 	for (int64_t g = 0; g < ng; g++) {
-		float s = scalar(scales, sdtype, r * ng + g), b = scalar(biases, sdtype, r * ng + g);
+		float s = tf_scalar(scales, sdtype, r * ng + g), b = tf_scalar(biases, sdtype, r * ng + g);
 		v8 sv = { s, s, s, s, s, s, s, s }, bv = { b, b, b, b, b, b, b, b };
 		for (int64_t c = g * group; c < (g + 1) * group; c += 32) {
 			const unsigned char *p = row + c / 8 * B;
@@ -101,9 +65,9 @@ static inline __attribute__((always_inline)) void row_dot(const unsigned char *r
 			}
 		}
 	}
-	y[0] = fold(a0, a1, a2, a3);
+	y[0] = tf_fold(a0, a1, a2, a3, 0);
 	if (two)
-		y[ystride] = fold(b0, b1, b2, b3);
+		y[ystride] = tf_fold(b0, b1, b2, b3, 0);
 }
 
 /* inputs in blocks of XBLOCK, so a block stays in cache while this

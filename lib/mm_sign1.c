@@ -2,13 +2,7 @@
 #include <string.h>
 
 #include "mm_sign1.h"
-
-/* the helpers below pass 32-byte vectors by value; they are always inlined,
- * so the AVX and non-AVX calling conventions never meet */
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-typedef float v8 __attribute__((vector_size(32)));
-typedef uint32_t u32x8 __attribute__((vector_size(32)));
+#include "simd.h"
 
 /* inputs in blocks of XBLOCK stay in cache while this thread's weight rows
  * stream past; within a block they go two at a time past each row */
@@ -24,35 +18,6 @@ static inline __attribute__((always_inline)) v8 signs8(unsigned b, u32x8 sbits)
 	return (v8)(sbits ^ ((bit ^ 1) << 31));
 }
 
-/* a scale or bias, inline: a call per group would spill every vector
- * register (they are all caller-saved) */
-static inline __attribute__((always_inline)) float scalar(const void *p, int sdtype, int64_t i)
-{
-	const unsigned char *b = p;
-	uint16_t h;
-	float f;
-
-	if (sdtype == TF_BF16) {
-		memcpy(&h, b + 2 * i, 2);
-		return tf_bf16_to_f32(h);
-	}
-	if (sdtype == TF_F32) {
-		memcpy(&f, b + 4 * i, 4);
-		return f;
-	}
-	memcpy(&h, b + 2 * i, 2);
-	return tf_f16_to_f32(h);
-}
-
-static inline __attribute__((always_inline)) float fold(v8 s0, v8 s1, v8 s2, v8 s3)
-{
-	float tail = 0, r;
-
-	s0 = (s0 + s1) + (s2 + s3);
-	r = ((s0[0] + s0[4]) + (s0[1] + s0[5])) + ((s0[2] + s0[6]) + (s0[3] + s0[7]));
-	return r + tail;
-}
-
 /* one weight row against two input rows (x and x + cols), or one when two
  * is 0; accumulators are named variables so they stay in registers */
 static inline __attribute__((always_inline)) void row_dot(const unsigned char *row, const void *scales,
@@ -64,7 +29,7 @@ static inline __attribute__((always_inline)) void row_dot(const unsigned char *r
 	int64_t ng = cols / 128;
 
 	for (int64_t g = 0; g < ng; g++) {
-		float s = scalar(scales, sdtype, r * ng + g);
+		float s = tf_scalar(scales, sdtype, r * ng + g);
 		uint32_t si;
 		memcpy(&si, &s, 4);
 		u32x8 sb = { si, si, si, si, si, si, si, si };
@@ -83,9 +48,9 @@ static inline __attribute__((always_inline)) void row_dot(const unsigned char *r
 			}
 		}
 	}
-	y[0] = fold(a0, a1, a2, a3);
+	y[0] = tf_fold(a0, a1, a2, a3, 0);
 	if (two)
-		y[ystride] = fold(b0, b1, b2, b3);
+		y[ystride] = tf_fold(b0, b1, b2, b3, 0);
 }
 
 __attribute__((target_clones("avx2", "default")))
