@@ -55,15 +55,12 @@ const char *tf_errmsg(void)
 _Noreturn void tf_die(const char *fmt, ...)
 {
 	int saved = errno;
-	char buf[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vformat(buf, sizeof buf, fmt, ap, saved);
+	vformat(errbuf, sizeof errbuf, fmt, ap, saved);
 	va_end(ap);
-	fflush(stdout);
-	fprintf(stderr, "%s: error: %s\n", tf_prog, buf);
-	exit(1);
+	tf_die_err();
 }
 
 _Noreturn void tf_die_err(void)
