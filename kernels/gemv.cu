@@ -1,5 +1,6 @@
 /*
- * gemv.cu: decode matrix-vector products on the tensor cores.
+ * gemv.cu: decode matrix-vector products on the tensor cores, and for the
+ * tiled 4-bit form on the CUDA cores (gemv_q4, further down).
  *
  * Batch-1 decode reads every weight once per token, so the product runs at
  * the speed of memory as long as (a) loads are wide and many are in flight
@@ -728,7 +729,6 @@ static tiled_fn pick_tiled(const tf_weight *w, int n)
  * alone and inside a window give the same bits.
  */
 #define Q4_WARPS 8      /* warps a block */
-#define Q4_U 2          /* chunk steps a lane has in flight */
 #define Q4_SMEM (96 * 1024)     /* shared memory a block may take for inputs */
 
 /* the float 128 + q for the code at bits 16..19 of v */
@@ -737,7 +737,7 @@ static __device__ __forceinline__ float q4f(uint32_t v)
 	return __uint_as_float(lop3<LUT_AND_OR>(v, 0x000f0000u, 0x43000000u));
 }
 
-template <int G, int RPW, int NB>
+template <int G, int RPW, int NB, int Q4_U>        /* Q4_U: chunks a lane has in flight */
 __global__ void __launch_bounds__(Q4_WARPS * WARP, 2)
 gemv_q4(const uint4 *__restrict__ wdata,        /* (rows, cols/2 bytes) tiled 4-bit codes */
 	const uint16_t *__restrict__ scales,    /* (rows, cols/G) bf16 */
@@ -806,8 +806,9 @@ gemv_q4(const uint4 *__restrict__ wdata,        /* (rows, cols/2 bytes) tiled 4-
 					acc[r][j] = 0.0f;
 			}
 			for (int c0 = cl; c0 < nchunks; c0 += 8 * Q4_U) {
+				constexpr int SW = GPC > 1 ? GPC / 2 : 1;       /* 32-bit words of a chunk's scales */
 				uint4 wv[Q4_U][RPW];
-				uint32_t sb[Q4_U][RPW][GPC];    /* bf16 scale | bias << 16 per group */
+				uint32_t sw[Q4_U][RPW][SW], bw[Q4_U][RPW][SW];  /* bf16 scales, biases */
 				/* every load of the step first, so Q4_U * RPW vectors are in flight */
 				#pragma unroll
 				for (int u = 0; u < Q4_U; u++) {
@@ -817,13 +818,24 @@ gemv_q4(const uint4 *__restrict__ wdata,        /* (rows, cols/2 bytes) tiled 4-
 						wv[u][r] = make_uint4(0, 0, 0, 0);
 						if (ch < nchunks)
 							wv[u][r] = ld_stream(wp[r] + ch * 4);
+						/* a chunk's GPC scales (biases) are adjacent: one load each */
+						const int64_t gi = (int64_t)(r0 + r < rows ? r0 + r : r0) * ngroups + (int64_t)ch * GPC;
 						#pragma unroll
-						for (int k = 0; k < GPC; k++) {
-							const int64_t gi = (int64_t)(r0 + r < rows ? r0 + r : r0) * ngroups +
-									   ch * GPC + k;
-							sb[u][r][k] = ch < nchunks ? (uint32_t)__ldg(scales + gi) |
-											 (uint32_t)__ldg(biases + gi) << 16
-										   : 0u;
+						for (int k = 0; k < SW; k++)
+							sw[u][r][k] = bw[u][r][k] = 0;
+						if (ch < nchunks) {
+							if (GPC == 4) {
+								const uint2 a = __ldg((const uint2 *)(scales + gi));
+								const uint2 b = __ldg((const uint2 *)(biases + gi));
+								sw[u][r][0] = a.x; sw[u][r][SW - 1] = a.y;
+								bw[u][r][0] = b.x; bw[u][r][SW - 1] = b.y;
+							} else if (GPC == 2) {
+								sw[u][r][0] = __ldg((const uint32_t *)(scales + gi));
+								bw[u][r][0] = __ldg((const uint32_t *)(biases + gi));
+							} else {
+								sw[u][r][0] = __ldg(scales + gi);
+								bw[u][r][0] = __ldg(biases + gi);
+							}
 						}
 					}
 				}
@@ -882,8 +894,9 @@ gemv_q4(const uint4 *__restrict__ wdata,        /* (rows, cols/2 bytes) tiled 4-
 						const int gi = ch * GPC + k;
 						#pragma unroll
 						for (int r = 0; r < RPW; r++) {
-							const float s = __uint_as_float(sb[u][r][k] << 16);
-							const float o = __uint_as_float(sb[u][r][k] & 0xffff0000u) - 128.0f * s;
+							const uint32_t sv = sw[u][r][k / 2], bv = bw[u][r][k / 2];
+							const float s = __uint_as_float(k % 2 ? sv & 0xffff0000u : sv << 16);
+							const float o = __uint_as_float(k % 2 ? bv & 0xffff0000u : bv << 16) - 128.0f * s;
 							#pragma unroll
 							for (int j = 0; j < NB; j++) {
 								acc[r][j] = fmaf(s, p[r][j], acc[r][j]);
@@ -911,10 +924,26 @@ gemv_q4(const uint4 *__restrict__ wdata,        /* (rows, cols/2 bytes) tiled 4-
 typedef void (*q4_fn)(const uint4 *, const uint16_t *, const uint16_t *, int, int, const uint16_t *,
 		      const uint16_t *, const float *, int, float *, int64_t, int);
 
+/* TF_GEMV_Q4_U=1|2|4: chunks a lane loads at once (for measuring; the
+ * results are the same bits for any of them, since a lane takes its chunks
+ * in the same order). Measured on the 9B 4-bit g64 bundle: 4 is fastest
+ * (gemv 2.07 TB/s against 1.80 for 2) */
+static int q4_u = -1;
+
+template <int G, int RPW, int U>
+static q4_fn q4_nbu(int nb)
+{
+	return nb >= 4 ? gemv_q4<G, RPW, 4, U> : nb == 2 ? gemv_q4<G, RPW, 2, U> : gemv_q4<G, RPW, 1, U>;
+}
+
 template <int G, int RPW>
 static q4_fn q4_nb(int nb)
 {
-	return nb >= 4 ? gemv_q4<G, RPW, 4> : nb == 2 ? gemv_q4<G, RPW, 2> : gemv_q4<G, RPW, 1>;
+	if (q4_u < 0) {
+		const char *e = getenv("TF_GEMV_Q4_U");
+		q4_u = e && (*e == '1' || *e == '2') ? *e - '0' : 4;
+	}
+	return q4_u == 4 ? q4_nbu<G, RPW, 4>(nb) : q4_u == 1 ? q4_nbu<G, RPW, 1>(nb) : q4_nbu<G, RPW, 2>(nb);
 }
 
 template <int G>
@@ -943,9 +972,20 @@ static int gemv_q4_launch(const tf_weight *w, const uint16_t *x, const uint16_t 
 	if (q4_smem(nb, cols, w->group) > Q4_SMEM)
 		return 1;
 	/* two rows a warp where there are rows enough to fill the machine */
-	const int rpw = rows >= tf_cuda_sms() * 2 * Q4_WARPS * 2 ? 2 : 1;
+	static int rpw1 = -1;   /* TF_GEMV_Q4_RPW=1: one row a warp always (for measuring) */
+	if (rpw1 < 0) {
+		const char *e = getenv("TF_GEMV_Q4_RPW");
+		rpw1 = e && *e == '1';
+	}
+	const int rpw = !rpw1 && rows >= tf_cuda_sms() * 2 * Q4_WARPS * 2 ? 2 : 1;
 	const int tiles = (rows + Q4_WARPS * rpw - 1) / (Q4_WARPS * rpw);
-	const int grid = tiles < tf_cuda_sms() * 2 ? tiles : tf_cuda_sms() * 2;
+	/* TF_GEMV_Q4_BPS: blocks a multiprocessor (for measuring; the same bits) */
+	static int bps = -1;
+	if (bps < 0) {
+		const char *e = getenv("TF_GEMV_Q4_BPS");
+		bps = e && *e >= '1' && *e <= '8' ? *e - '0' : 2;
+	}
+	const int grid = tiles < tf_cuda_sms() * bps ? tiles : tf_cuda_sms() * bps;
 	q4_fn f = w->group == 32 ? q4_rpw<32>(rpw, nb) : w->group == 64 ? q4_rpw<64>(rpw, nb) : q4_rpw<128>(rpw, nb);
 	CUDA_CHECK(launch_k(f, dim3(grid), dim3(Q4_WARPS * WARP), (size_t)q4_smem(nb, cols, w->group),
 			    (const uint4 *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases, rows, cols,
@@ -953,18 +993,29 @@ static int gemv_q4_launch(const tf_weight *w, const uint16_t *x, const uint16_t 
 	return 0;
 }
 
-template <int G>
-static cudaError_t q4_allow(void)
+template <int G, int U>
+static cudaError_t q4_allow_u(void)
 {
-	const void *fs[] = { (const void *)gemv_q4<G, 1, 1>, (const void *)gemv_q4<G, 1, 2>,
-			     (const void *)gemv_q4<G, 1, 4>, (const void *)gemv_q4<G, 2, 1>,
-			     (const void *)gemv_q4<G, 2, 2>, (const void *)gemv_q4<G, 2, 4> };
+	const void *fs[] = { (const void *)gemv_q4<G, 1, 1, U>, (const void *)gemv_q4<G, 1, 2, U>,
+			     (const void *)gemv_q4<G, 1, 4, U>, (const void *)gemv_q4<G, 2, 1, U>,
+			     (const void *)gemv_q4<G, 2, 2, U>, (const void *)gemv_q4<G, 2, 4, U> };
 	for (const void *f : fs) {
 		cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, Q4_SMEM);
 		if (e != cudaSuccess)
 			return e;
 	}
 	return cudaSuccess;
+}
+
+template <int G>
+static cudaError_t q4_allow(void)
+{
+	cudaError_t e = q4_allow_u<G, 1>();
+	if (e == cudaSuccess)
+		e = q4_allow_u<G, 2>();
+	if (e == cudaSuccess)
+		e = q4_allow_u<G, 4>();
+	return e;
 }
 
 static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, const float *xs, int n, float *y,
