@@ -1,5 +1,6 @@
 /*
- * gemv.cu: decode matrix-vector products on the tensor cores.
+ * gemv.cu: decode matrix-vector products on the tensor cores, and for the
+ * tiled 4-bit form on the CUDA cores (gemv_q4, further down).
  *
  * Batch-1 decode reads every weight once per token, so the product runs at
  * the speed of memory as long as (a) loads are wide and many are in flight
@@ -704,9 +705,325 @@ static tiled_fn pick_tiled(const tf_weight *w, int n)
 								  : tiled_nt<K_AFF, 2, 128>(n);
 }
 
+/*
+ * 4-bit affine, tiled, on the CUDA cores. At batch 1 the tensor-core kernel
+ * above wastes 7/8 of every mma (one input row of eight) and spends its
+ * instructions on fragment plumbing, so it stays far below the memory
+ * roofline. Here one warp owns one or two weight rows whole: lane L reads
+ * the 16 bytes of lane t = L % 4 of chunk L / 4 (the tiled layout, so a
+ * warp's loads cover 512 contiguous bytes of a row), and each fp32 product
+ * takes one code in about two instructions:
+ *   - lop3((w >> 4i), 0x000f0000, 0x43000000) is the float 128 + q of the
+ *     code at bits 16..19 (exponent 2^7, so mantissa bit 16 weighs 1):
+ *     exact, no conversion; the code at bits 0..3 is shifted up first;
+ *   - the 128 is taken out once per group through the group sums of the
+ *     inputs (xs of the split input): y += s * sum((q + 128) x) +
+ *     (b - 128 s) * sum(x), as the tiled tensor-core kernel does;
+ *   - fma in fp32 with the inputs (hi + lo of the split input, so as exact
+ *     as the CPU's) staged once per block in shared memory, reused by both
+ *     rows of a warp and by every row tile the block takes.
+ * The block keeps NB input rows in shared memory and takes every weight row
+ * once per NB input rows. Each (weight row, input row) sum has a fixed
+ * order: a lane's chunks in order, its words in order, then the warp's
+ * butterfly; neither NB, RPW nor the grid changes it, so a row decoded
+ * alone and inside a window give the same bits.
+ */
+#define Q4_WARPS 8      /* warps a block */
+#define Q4_SMEM (96 * 1024)     /* shared memory a block may take for inputs */
+
+/* the float 128 + q for the code at bits 16..19 of v */
+static __device__ __forceinline__ float q4f(uint32_t v)
+{
+	return __uint_as_float(lop3<LUT_AND_OR>(v, 0x000f0000u, 0x43000000u));
+}
+
+template <int G, int RPW, int NB, int Q4_U>        /* Q4_U: chunks a lane has in flight */
+__global__ void __launch_bounds__(Q4_WARPS * WARP, 2)
+gemv_q4(const uint4 *__restrict__ wdata,        /* (rows, cols/2 bytes) tiled 4-bit codes */
+	const uint16_t *__restrict__ scales,    /* (rows, cols/G) bf16 */
+	const uint16_t *__restrict__ biases,    /* (rows, cols/G) bf16 */
+	int rows, int cols,
+	const uint16_t *__restrict__ x,         /* (n, cols) hi plane */
+	const uint16_t *__restrict__ xl,        /* (n, cols) lo plane */
+	const float *__restrict__ xs,           /* (n, cols/32) sums of hi + lo */
+	int n,
+	float *__restrict__ y,                  /* (n, rows): row xi at y + xi * ldy */
+	int64_t ldy, int accumulate)
+{
+	constexpr int GPC = 128 / G;            /* groups a chunk (G <= 128) */
+	constexpr int WPG = G / 32;             /* words of a lane a group */
+	extern __shared__ float xsm[];          /* (NB, cols) inputs, then (NB, cols/G) group sums */
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const int t = lane & 3, cl = lane >> 2;
+	const int nchunks = cols >> 7, ngroups = cols / G, rowvec = nchunks * 4;
+	const int ntiles = (rows + Q4_WARPS * RPW - 1) / (Q4_WARPS * RPW);
+	float *xg = xsm + NB * cols;
+
+	pdl_trigger();
+	pdl_wait();
+	for (int j0 = 0; j0 < n; j0 += NB) {
+		/* stage inputs j0 .. j0+NB-1 (zeros past n) as hi + lo floats */
+		__syncthreads();
+		for (int i = threadIdx.x; i < NB * cols / 8; i += blockDim.x) {
+			const int j = i / (cols / 8), c = (i % (cols / 8)) * 8;
+			float4 a = make_float4(0, 0, 0, 0), b = a;
+			if (j0 + j < n) {
+				const uint4 h = *(const uint4 *)(x + (int64_t)(j0 + j) * cols + c);
+				const uint4 l = *(const uint4 *)(xl + (int64_t)(j0 + j) * cols + c);
+				a.x = bf2f(h.x & 0xffff) + bf2f(l.x & 0xffff); a.y = bf2f(h.x >> 16) + bf2f(l.x >> 16);
+				a.z = bf2f(h.y & 0xffff) + bf2f(l.y & 0xffff); a.w = bf2f(h.y >> 16) + bf2f(l.y >> 16);
+				b.x = bf2f(h.z & 0xffff) + bf2f(l.z & 0xffff); b.y = bf2f(h.z >> 16) + bf2f(l.z >> 16);
+				b.z = bf2f(h.w & 0xffff) + bf2f(l.w & 0xffff); b.w = bf2f(h.w >> 16) + bf2f(l.w >> 16);
+			}
+			*(float4 *)(xsm + j * cols + c) = a;
+			*(float4 *)(xsm + j * cols + c + 4) = b;
+		}
+		for (int i = threadIdx.x; i < NB * ngroups; i += blockDim.x) {
+			const int j = i / ngroups, gi = i % ngroups;
+			float s = 0.0f;
+			if (j0 + j < n) {
+				const float *p = xs + (int64_t)(j0 + j) * (cols / 32) + gi * WPG;
+				s = p[0];
+				#pragma unroll
+				for (int k = 1; k < WPG; k++)
+					s += p[k];
+			}
+			xg[j * ngroups + gi] = s;
+		}
+		__syncthreads();
+
+		for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+			const int r0 = (tile * Q4_WARPS + warp) * RPW;
+			if (r0 >= rows)
+				continue;       /* whole warps: the block syncs only outside this loop */
+			float acc[RPW][NB];
+			const uint4 *wp[RPW];
+			#pragma unroll
+			for (int r = 0; r < RPW; r++) {
+				wp[r] = wdata + (int64_t)(r0 + r < rows ? r0 + r : r0) * rowvec + t;
+				#pragma unroll
+				for (int j = 0; j < NB; j++)
+					acc[r][j] = 0.0f;
+			}
+			for (int c0 = cl; c0 < nchunks; c0 += 8 * Q4_U) {
+				constexpr int SW = GPC > 1 ? GPC / 2 : 1;       /* 32-bit words of a chunk's scales */
+				uint4 wv[Q4_U][RPW];
+				uint32_t sw[Q4_U][RPW][SW], bw[Q4_U][RPW][SW];  /* bf16 scales, biases */
+				/* every load of the step first, so Q4_U * RPW vectors are in flight */
+				#pragma unroll
+				for (int u = 0; u < Q4_U; u++) {
+					const int ch = c0 + 8 * u;
+					#pragma unroll
+					for (int r = 0; r < RPW; r++) {
+						wv[u][r] = make_uint4(0, 0, 0, 0);
+						if (ch < nchunks)
+							wv[u][r] = ld_stream(wp[r] + ch * 4);
+						/* a chunk's GPC scales (biases) are adjacent: one load each */
+						const int64_t gi = (int64_t)(r0 + r < rows ? r0 + r : r0) * ngroups + (int64_t)ch * GPC;
+						#pragma unroll
+						for (int k = 0; k < SW; k++)
+							sw[u][r][k] = bw[u][r][k] = 0;
+						if (ch < nchunks) {
+							if (GPC == 4) {
+								const uint2 a = __ldg((const uint2 *)(scales + gi));
+								const uint2 b = __ldg((const uint2 *)(biases + gi));
+								sw[u][r][0] = a.x; sw[u][r][SW - 1] = a.y;
+								bw[u][r][0] = b.x; bw[u][r][SW - 1] = b.y;
+							} else if (GPC == 2) {
+								sw[u][r][0] = __ldg((const uint32_t *)(scales + gi));
+								bw[u][r][0] = __ldg((const uint32_t *)(biases + gi));
+							} else {
+								sw[u][r][0] = __ldg(scales + gi);
+								bw[u][r][0] = __ldg(biases + gi);
+							}
+						}
+					}
+				}
+				#pragma unroll
+				for (int u = 0; u < Q4_U; u++) {
+					const int ch = c0 + 8 * u;
+					if (ch >= nchunks)
+						break;
+					#pragma unroll
+					for (int k = 0; k < GPC; k++) {
+						float p[RPW][NB];       /* this lane's part of the group, codes + 128 */
+						#pragma unroll
+						for (int r = 0; r < RPW; r++)
+							#pragma unroll
+							for (int j = 0; j < NB; j++)
+								p[r][j] = 0.0f;
+						#pragma unroll
+						for (int ww = 0; ww < WPG; ww++) {
+							const int wi = k * WPG + ww;
+							/* word wi holds columns 32 wi + 4t + {0..3} and
+							 * 32 wi + 16 + 4t + {0..3}; field i at bits 4i,
+							 * its neighbour column at bits 4i + 16 */
+							float f[RPW][8];
+							#pragma unroll
+							for (int r = 0; r < RPW; r++) {
+								const uint32_t w = wi == 0 ? wv[u][r].x : wi == 1 ? wv[u][r].y
+										 : wi == 2 ? wv[u][r].z : wv[u][r].w;
+								#pragma unroll
+								for (int i = 0; i < 4; i++) {
+									f[r][2 * i] = q4f(w << (16 - 4 * i));
+									f[r][2 * i + 1] = q4f(w >> (4 * i));
+								}
+							}
+							const int col = ch * 128 + 32 * wi + 4 * t;
+							#pragma unroll
+							for (int j = 0; j < NB; j++) {
+								const float4 a = *(const float4 *)(xsm + j * cols + col);
+								const float4 b = *(const float4 *)(xsm + j * cols + col + 16);
+								#pragma unroll
+								for (int r = 0; r < RPW; r++) {
+									float s = p[r][j];
+									s = fmaf(f[r][0], a.x, s);
+									s = fmaf(f[r][1], a.y, s);
+									s = fmaf(f[r][2], a.z, s);
+									s = fmaf(f[r][3], a.w, s);
+									s = fmaf(f[r][4], b.x, s);
+									s = fmaf(f[r][5], b.y, s);
+									s = fmaf(f[r][6], b.z, s);
+									s = fmaf(f[r][7], b.w, s);
+									p[r][j] = s;
+								}
+							}
+						}
+						/* the group's scale on the part; its bias, less the
+						 * 128 codes carry, once a row (lane t = 0) */
+						const int gi = ch * GPC + k;
+						#pragma unroll
+						for (int r = 0; r < RPW; r++) {
+							const uint32_t sv = sw[u][r][k / 2], bv = bw[u][r][k / 2];
+							const float s = __uint_as_float(k % 2 ? sv & 0xffff0000u : sv << 16);
+							const float o = __uint_as_float(k % 2 ? bv & 0xffff0000u : bv << 16) - 128.0f * s;
+							#pragma unroll
+							for (int j = 0; j < NB; j++) {
+								acc[r][j] = fmaf(s, p[r][j], acc[r][j]);
+								if (t == 0)
+									acc[r][j] = fmaf(o, xg[j * ngroups + gi], acc[r][j]);
+							}
+						}
+					}
+				}
+			}
+			#pragma unroll
+			for (int r = 0; r < RPW; r++)
+				#pragma unroll
+				for (int j = 0; j < NB; j++) {
+					const float v = warp_sum(acc[r][j]);
+					if (lane == 0 && r0 + r < rows && j0 + j < n) {
+						float *o = y + (int64_t)(j0 + j) * ldy + r0 + r;
+						*o = accumulate ? *o + v : v;
+					}
+				}
+		}
+	}
+}
+
+typedef void (*q4_fn)(const uint4 *, const uint16_t *, const uint16_t *, int, int, const uint16_t *,
+		      const uint16_t *, const float *, int, float *, int64_t, int);
+
+/* TF_GEMV_Q4_U=1|2|4: chunks a lane loads at once (for measuring; the
+ * results are the same bits for any of them, since a lane takes its chunks
+ * in the same order). Measured on the 9B 4-bit g64 bundle: 4 is fastest
+ * (gemv 2.07 TB/s against 1.80 for 2) */
+static int q4_u = -1;
+
+template <int G, int RPW, int U>
+static q4_fn q4_nbu(int nb)
+{
+	return nb >= 4 ? gemv_q4<G, RPW, 4, U> : nb == 2 ? gemv_q4<G, RPW, 2, U> : gemv_q4<G, RPW, 1, U>;
+}
+
+template <int G, int RPW>
+static q4_fn q4_nb(int nb)
+{
+	if (q4_u < 0) {
+		const char *e = getenv("TF_GEMV_Q4_U");
+		q4_u = e && (*e == '1' || *e == '2') ? *e - '0' : 4;
+	}
+	return q4_u == 4 ? q4_nbu<G, RPW, 4>(nb) : q4_u == 1 ? q4_nbu<G, RPW, 1>(nb) : q4_nbu<G, RPW, 2>(nb);
+}
+
+template <int G>
+static q4_fn q4_rpw(int rpw, int nb)
+{
+	return rpw == 2 ? q4_nb<G, 2>(nb) : q4_nb<G, 1>(nb);
+}
+
+static int q4_smem(int nb, int cols, int group)
+{
+	return nb * (cols + cols / group) * 4;
+}
+
+/* the CUDA-core 4-bit kernel where it applies; 0 launched, 1 not taken */
+static int gemv_q4_launch(const tf_weight *w, const uint16_t *x, const uint16_t *xl, const float *xs, int n,
+			  float *y, int64_t ldy, int accumulate)
+{
+	if (w->fmt != (TF_AFFINE | TF_TILED) || w->bits != 4 || w->sdtype != TF_BF16 ||
+	    (w->group != 32 && w->group != 64 && w->group != 128) || ((uintptr_t)w->data & 15) ||
+	    (getenv("TF_GEMV_Q4") && *getenv("TF_GEMV_Q4") == '0'))
+		return 1;
+	const int cols = (int)w->cols, rows = (int)w->rows;
+	int nb = n >= 4 ? 4 : n >= 2 ? 2 : 1;
+	while (nb > 1 && q4_smem(nb, cols, w->group) > Q4_SMEM)
+		nb /= 2;
+	if (q4_smem(nb, cols, w->group) > Q4_SMEM)
+		return 1;
+	/* two rows a warp where there are rows enough to fill the machine */
+	static int rpw1 = -1;   /* TF_GEMV_Q4_RPW=1: one row a warp always (for measuring) */
+	if (rpw1 < 0) {
+		const char *e = getenv("TF_GEMV_Q4_RPW");
+		rpw1 = e && *e == '1';
+	}
+	const int rpw = !rpw1 && rows >= tf_cuda_sms() * 2 * Q4_WARPS * 2 ? 2 : 1;
+	const int tiles = (rows + Q4_WARPS * rpw - 1) / (Q4_WARPS * rpw);
+	/* TF_GEMV_Q4_BPS: blocks a multiprocessor (for measuring; the same bits) */
+	static int bps = -1;
+	if (bps < 0) {
+		const char *e = getenv("TF_GEMV_Q4_BPS");
+		bps = e && *e >= '1' && *e <= '8' ? *e - '0' : 2;
+	}
+	const int grid = tiles < tf_cuda_sms() * bps ? tiles : tf_cuda_sms() * bps;
+	q4_fn f = w->group == 32 ? q4_rpw<32>(rpw, nb) : w->group == 64 ? q4_rpw<64>(rpw, nb) : q4_rpw<128>(rpw, nb);
+	CUDA_CHECK(launch_k(f, dim3(grid), dim3(Q4_WARPS * WARP), (size_t)q4_smem(nb, cols, w->group),
+			    (const uint4 *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases, rows, cols,
+			    x, xl, xs, n, y, ldy, accumulate));
+	return 0;
+}
+
+template <int G, int U>
+static cudaError_t q4_allow_u(void)
+{
+	const void *fs[] = { (const void *)gemv_q4<G, 1, 1, U>, (const void *)gemv_q4<G, 1, 2, U>,
+			     (const void *)gemv_q4<G, 1, 4, U>, (const void *)gemv_q4<G, 2, 1, U>,
+			     (const void *)gemv_q4<G, 2, 2, U>, (const void *)gemv_q4<G, 2, 4, U> };
+	for (const void *f : fs) {
+		cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, Q4_SMEM);
+		if (e != cudaSuccess)
+			return e;
+	}
+	return cudaSuccess;
+}
+
+template <int G>
+static cudaError_t q4_allow(void)
+{
+	cudaError_t e = q4_allow_u<G, 1>();
+	if (e == cudaSuccess)
+		e = q4_allow_u<G, 2>();
+	if (e == cudaSuccess)
+		e = q4_allow_u<G, 4>();
+	return e;
+}
+
 static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, const float *xs, int n, float *y,
 		     int64_t ldy, int accumulate)
 {
+	int q4 = gemv_q4_launch(w, x, xl, xs, n, y, ldy, accumulate);
+	if (q4 <= 0)
+		return q4;
 	if (w->fmt & TF_TILED) {
 		/* a warp takes NCH chunks at once: split as if a unit were NCH/4 chunks */
 		int tc = tile_cols(w->fmt & ~TF_TILED, w->bits), s = split_for((int)w->rows, (int)w->cols, tc * NCH / 4);
@@ -752,6 +1069,9 @@ int tf_cuda_gemv_setup(void)
 	CUDA_CHECK((allow_ring<K_AFF, 2, 64>()));
 	CUDA_CHECK((allow_ring<K_AFF, 2, 128>()));
 	CUDA_CHECK((allow_ring<K_SIGN, 1, 128>()));
+	CUDA_CHECK(q4_allow<32>());
+	CUDA_CHECK(q4_allow<64>());
+	CUDA_CHECK(q4_allow<128>());
 	return 0;
 }
 
