@@ -24,7 +24,7 @@ static inline __attribute__((always_inline)) void row_dot(const unsigned char *r
 							   int sdtype, int64_t r, int64_t cols, const float *x,
 							   const int two, float *y, int64_t ystride)
 {
-	v8 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, b0 = { 0 }, b1 = { 0 }, b2 = { 0 }, b3 = { 0 }, xv;
+	v8 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, b0 = { 0 }, b1 = { 0 }, b2 = { 0 }, b3 = { 0 };
 	const float *x2 = x + cols;
 	int64_t ng = cols / 128;
 
@@ -36,16 +36,9 @@ static inline __attribute__((always_inline)) void row_dot(const unsigned char *r
 		for (int64_t c = g * 128; c < (g + 1) * 128; c += 32) {
 			const unsigned char *p = row + c / 8;
 			v8 w0 = signs8(p[0], sb), w1 = signs8(p[1], sb), w2 = signs8(p[2], sb), w3 = signs8(p[3], sb);
-			memcpy(&xv, x + c, 32); a0 += w0 * xv;
-			memcpy(&xv, x + c + 8, 32); a1 += w1 * xv;
-			memcpy(&xv, x + c + 16, 32); a2 += w2 * xv;
-			memcpy(&xv, x + c + 24, 32); a3 += w3 * xv;
-			if (two) {
-				memcpy(&xv, x2 + c, 32); b0 += w0 * xv;
-				memcpy(&xv, x2 + c + 8, 32); b1 += w1 * xv;
-				memcpy(&xv, x2 + c + 16, 32); b2 += w2 * xv;
-				memcpy(&xv, x2 + c + 24, 32); b3 += w3 * xv;
-			}
+			tf_acc32(&a0, &a1, &a2, &a3, w0, w1, w2, w3, x + c);
+			if (two)
+				tf_acc32(&b0, &b1, &b2, &b3, w0, w1, w2, w3, x2 + c);
 		}
 	}
 	y[0] = tf_fold(a0, a1, a2, a3, 0);

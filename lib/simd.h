@@ -31,6 +31,19 @@ static inline __attribute__((always_inline)) float tf_fold(v8 s0, v8 s1, v8 s2, 
 	return r + tail;
 }
 
+/* four accumulators take 32 columns: a_k += w_k * x[8k .. 8k+7]; the
+ * weight vectors are decoded once and shared by every input row */
+static inline __attribute__((always_inline)) void tf_acc32(v8 *a0, v8 *a1, v8 *a2, v8 *a3, v8 w0, v8 w1,
+							    v8 w2, v8 w3, const float *x)
+{
+	v8 xv;
+
+	memcpy(&xv, x, 32); *a0 += w0 * xv;
+	memcpy(&xv, x + 8, 32); *a1 += w1 * xv;
+	memcpy(&xv, x + 16, 32); *a2 += w2 * xv;
+	memcpy(&xv, x + 24, 32); *a3 += w3 * xv;
+}
+
 /* a scale or bias, inline: a call per group would spill every vector
  * register (they are all caller-saved) */
 static inline __attribute__((always_inline)) float tf_scalar(const void *p, int sdtype, int64_t i)
