@@ -226,36 +226,20 @@ void tf_store_close(tf_store *s)
 	free(s);
 }
 
+/* both tables are sorted by name, their first member */
+static int cmp_key(const void *key, const void *elem)
+{
+	return strcmp(key, *(char *const *)elem);
+}
+
 const tf_tensor *tf_store_find(const tf_store *s, const char *name)
 {
-	int lo = 0, hi = s->nt - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2, c = strcmp(name, s->t[mid].name);
-		if (!c)
-			return &s->t[mid];
-		if (c < 0)
-			hi = mid - 1;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
+	return s->nt ? bsearch(name, s->t, s->nt, sizeof *s->t, cmp_key) : NULL;
 }
 
 static const tf_named_weight *find_weight(const tf_store *s, const char *module)
 {
-	int lo = 0, hi = s->nw - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2, c = strcmp(module, s->wt[mid].name);
-		if (!c)
-			return &s->wt[mid];
-		if (c < 0)
-			hi = mid - 1;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
+	return s->nw ? bsearch(module, s->wt, s->nw, sizeof *s->wt, cmp_key) : NULL;
 }
 
 int tf_store_has_weight(const tf_store *s, const char *module)
