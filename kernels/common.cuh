@@ -89,6 +89,16 @@ static cudaError_t launch_k(void (*k)(KArgs...), dim3 grid, dim3 block, size_t s
 /* launches kernel k on the stream (with PDL) and checks the launch */
 #define LAUNCH(k, grid, block, ...) CUDA_CHECK(launch_k(k, dim3(grid), dim3(block), 0, __VA_ARGS__))
 
+/* weights are read once per token: bypass L1 so the input rows, which every
+ * warp reads, stay resident there (ld.global.nc.L1::no_allocate) */
+static __device__ __forceinline__ uint4 ld_stream(const uint4 *p)
+{
+	uint4 v;
+	asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+		     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+	return v;
+}
+
 static __device__ __forceinline__ float bf2f(uint16_t h)
 {
 	return __uint_as_float((uint32_t)h << 16);
@@ -110,22 +120,33 @@ static __device__ __forceinline__ uint16_t f2bf(float f)
  * 2^-9), at the price of a second mma on the same weight fragments; the
  * sums let quantized products apply a group's bias once per group.
  *
+ * After the sums come the same values as int8 for the CUDA-core products of
+ * quantized weights (gemv_q8.cu): (n, d/32) f32 scales, then (n, d) int8
+ * codes, each 32 columns scaled by their largest magnitude, x ~ scale * q
+ * with q = rint(x * 127 / max|x|) (llama.cpp's q8_1 blocks). TF_SPLIT_BYTES
+ * (gemv.cuh) is the size of the whole.
+ *
  * put_split writes element i of n*d: callers run it with whole warps over
  * 32 consecutive i starting at a multiple of 32.
  */
-#define SPLIT_BYTES(n) (4 * (int64_t)(n) + (int64_t)(n) / 8)    /* n = elements */
-
 static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, int d, int64_t i, float v)
 {
 	uint16_t h = f2bf(v), l = f2bf(v - bf2f(h));
 	plane[i] = h;
 	plane[size + i] = l;
 	if ((d & 31) == 0) {
-		float s = bf2f(h) + bf2f(l);
-		for (int o = 16; o > 0; o >>= 1)
+		float s = bf2f(h) + bf2f(l), m = fabsf(v);
+		for (int o = 16; o > 0; o >>= 1) {
 			s += __shfl_xor_sync(0xffffffff, s, o);
-		if ((threadIdx.x & 31) == 0)
-			((float *)(plane + 2 * size))[i >> 5] = s;
+			m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
+		}
+		float *sums = (float *)(plane + 2 * size), *scales = sums + size / 32;
+		int8_t *q = (int8_t *)(scales + size / 32);
+		q[i] = m > 0.0f ? (int8_t)__float2int_rn(v * (127.0f / m)) : 0;
+		if ((threadIdx.x & 31) == 0) {
+			sums[i >> 5] = s;
+			scales[i >> 5] = m / 127.0f;
+		}
 	}
 }
 

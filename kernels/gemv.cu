@@ -39,21 +39,12 @@
 
 #include "common.cuh"
 #include "gemv.cuh"
+#include "gemv_q8.cuh"
 
 enum { K_BF16, K_AFF, K_SIGN };
 
 #define NMAX 16         /* input rows per launch */
 #define SMAX 8          /* split-K warps per block */
-
-/* weights are read once per token: bypass L1 so the input rows, which every
- * warp reads, stay resident there (ld.global.nc.L1::no_allocate) */
-static __device__ __forceinline__ uint4 ld_stream(const uint4 *p)
-{
-	uint4 v;
-	asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-		     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-	return v;
-}
 
 /* 16 bytes global -> shared without registers (cp.async.cg: cached in L2
  * only, as streamed weights should be); zero-filled when !valid. The copies
@@ -1072,7 +1063,7 @@ int tf_cuda_gemv_setup(void)
 	CUDA_CHECK(q4_allow<32>());
 	CUDA_CHECK(q4_allow<64>());
 	CUDA_CHECK(q4_allow<128>());
-	return 0;
+	return tf_cuda_gemv_q8_setup();
 }
 
 int tf_cuda_gemv(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate)
@@ -1085,13 +1076,17 @@ int tf_cuda_gemv_ld(const tf_weight *w, const uint16_t *x, int n, float *y, int6
 	if (w->rows > INT32_MAX / 2 || w->cols > INT32_MAX / 2)
 		return tf_err("weight of %lld x %lld is too large for the GPU kernels",
 			      (long long)w->rows, (long long)w->cols);
-	const uint16_t *xl = x + (int64_t)n * w->cols;  /* the lo plane */
-	const float *xs = (const float *)(xl + (int64_t)n * w->cols);   /* its 32-column sums */
+	const int64_t c = w->cols;
+	const uint16_t *xl = x + n * c;                         /* the lo plane */
+	const float *xs = (const float *)(xl + n * c);          /* the 32-column sums */
 
+	if (tf_cuda_gemv_q8_takes(w)) {
+		tf_q8_in in = { .kind = TF_Q8_SPLIT, .split = x };
+		return tf_cuda_gemv_q8(w, &in, n, y, ldy, accumulate ? TF_Q8_ACC : TF_Q8_STORE);
+	}
 	for (int i = 0; i < n; i += NMAX) {
 		int m = n - i < NMAX ? n - i : NMAX;
-		if (gemv_cuda(w, x + (int64_t)i * w->cols, xl + (int64_t)i * w->cols, xs + (int64_t)i * (w->cols / 32),
-			      m, y + i * ldy, ldy, accumulate) < 0)
+		if (gemv_cuda(w, x + i * c, xl + i * c, xs + i * (c / 32), m, y + i * ldy, ldy, accumulate) < 0)
 			return -1;
 	}
 	return 0;

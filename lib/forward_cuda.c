@@ -31,6 +31,7 @@ int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
 #include "embed.cuh"
 #include "gemm.cuh"
 #include "gemv.cuh"
+#include "gemv_q8.cuh"
 #include "gdn.cuh"
 #include "gpu_impl.h"
 #include "norm.cuh"
@@ -62,6 +63,58 @@ static int fused(const tf_gpu_fused *f, const uint16_t *x, int n, float *y, int 
 	return 0;
 }
 
+/* TF_CUDA_FUSE=0: a decode step runs the norms and SwiGLU as kernels of
+ * their own even where the int8 products could take them (for measuring) */
+static int fuse(void)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *e = getenv("TF_CUDA_FUSE");
+		on = !(e && *e == '0');
+	}
+	return on;
+}
+
+/* whether every part of a fused product takes the int8-input kernel, so a
+ * decode step can hand it f32 rows and let it make its own inputs (the
+ * norm in the same launch) */
+static int q8_fused(const tf_gpu_fused *f)
+{
+	if (!fuse())
+		return 0;
+	for (int k = 0; k < f->n; k++)
+		if (!tf_cuda_gemv_q8_takes(&f->w[k]))
+			return 0;
+	return 1;
+}
+
+/* y (n, f->rows) = in W^T for a fused product on the int8 kernel */
+static int fused_q8(const tf_gpu_fused *f, const tf_q8_in *in, int n, float *y)
+{
+	int64_t off = 0;
+
+	for (int k = 0; k < f->n; k++) {
+		TRY(tf_cuda_gemv_q8(&f->w[k], in, n, y + off, f->rows, TF_Q8_STORE));
+		off += f->w[k].rows;
+	}
+	return 0;
+}
+
+/* y (n, f->rows) = RMSNorm(g->x) W^T (norm factors w): in one launch for a
+ * decode window where the int8 kernel takes f, else the norm to the split
+ * input, then the product */
+static int normed(tf_gpu_seq *g, const float *w, const tf_gpu_fused *f, int n, float *y, int prompt)
+{
+	const tf_config *c = &g->m->c;
+
+	if (!prompt && q8_fused(f)) {
+		tf_q8_in in = { .kind = TF_Q8_NORM, .x = g->x, .ldx = c->hidden, .w = w, .eps = c->eps };
+		return fused_q8(f, &in, n, y);
+	}
+	TRY(tf_cuda_rmsnorm(g->x, w, n, c->hidden, c->eps, NULL, g->x16));
+	return fused(f, g->x16, n, y, prompt);
+}
+
 /* gated full attention; adds its output projection into the stream g->x */
 static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 {
@@ -72,8 +125,9 @@ static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 	float *q = g->proj;                     /* (n, Hq, 2, D) query and gate, token stride T */
 	float *k = q + 2LL * Hq * D, *v = k + kvr;      /* (n, Hkv, D) each, token stride T */
 
-	// projections: query and gate interleaved per head, keys, values (one fused product)
-	TRY(fused(&l->qkv, g->x16, n, g->proj, prompt));
+	// projections of the normed stream: query and gate interleaved per
+	// head, keys, values (one fused product)
+	TRY(normed(g, l->in_norm, &l->qkv, n, g->proj, prompt));
 	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims
 	TRY(tf_cuda_qk_norm_rope(q, n, Hq, D, T, 2 * D, l->q_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
 	TRY(tf_cuda_qk_norm_rope(k, n, Hkv, D, T, D, l->k_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
@@ -98,30 +152,44 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 	float *b = z + (int64_t)Hv * Dv;        /* (n, Hv) beta logits, then beta */
 	float *a = b + Hv;                      /* (n, Hv) decay logits, then g */
 
-	// projections: in_proj_qkv, z, b, a (one fused product)
-	TRY(fused(&l->in, g->x16, n, g->proj, prompt));
+	// projections of the normed stream: in_proj_qkv, z, b, a (one fused product)
+	TRY(normed(g, l->in_norm, &l->in, n, g->proj, prompt));
 	// causal conv with SiLU over q, k and v channels (updates the conv state)
 	TRY(tf_cuda_conv(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv));
 	// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias)
 	TRY(tf_cuda_gdn_prep(g->qkv, b, a, T, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
 	// the delta rule per value head (updates the recurrent state)
 	TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
-	// gated RMSNorm: norm(o) * w * silu(z), per value head
+	// gated RMSNorm: norm(o) * w * silu(z), per value head; the output
+	// projection of it added into the residual stream
+	if (!prompt && fuse() && tf_cuda_gemv_q8_takes(&l->out_proj) && tf_cuda_gemv_q8_gnorm_takes(Dv, (int64_t)Hv * Dv)) {
+		tf_q8_in in = { .kind = TF_Q8_GNORM, .x = g->o, .ldx = (int64_t)Hv * Dv, .w = l->gnorm, .eps = c->eps,
+				.z = z, .ldz = T, .d = Dv };
+		return tf_cuda_gemv_q8(&l->out_proj, &in, n, g->x, c->hidden, TF_Q8_ACC);
+	}
 	TRY(tf_cuda_gated_norm(g->o, z, T, l->gnorm, n, Hv, Dv, c->eps, g->x16));
-	// output projection, added into the residual stream
 	return product(&l->out_proj, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
 /* SwiGLU on the normed stream; down_proj adds into g->x */
 static int mlp(tf_gpu_seq *g, int i, int n, int prompt)
 {
+	const tf_config *c = &g->m->c;
 	const tf_gpu_layer *l = &g->m->gpu->layer[i];
-	int64_t I = g->m->c.inter;
+	int64_t I = c->inter;
 
+	// a decode window where gate and up are one stacked weight: the norm,
+	// gate, up and silu(gate) * up in one launch, then down on those rows
+	if (!prompt && l->gu.n == 1 && q8_fused(&l->gu) && tf_cuda_gemv_q8_takes(&l->down)) {
+		tf_q8_in in = { .kind = TF_Q8_NORM, .x = g->x, .ldx = c->hidden, .w = l->post_norm, .eps = c->eps };
+		TRY(tf_cuda_gemv_q8(&l->gu.w[0], &in, n, g->gu, I, TF_Q8_SWIGLU));
+		tf_q8_in h = { .kind = TF_Q8_ROWS, .x = g->gu, .ldx = I };
+		return tf_cuda_gemv_q8(&l->down, &h, n, g->x, c->hidden, TF_Q8_ACC);
+	}
 	// gate and up (one fused product), silu(gate) * up, down added into the stream
-	TRY(fused(&l->gu, g->x16, n, g->gu, prompt));
+	TRY(normed(g, l->post_norm, &l->gu, n, g->gu, prompt));
 	TRY(tf_cuda_swiglu(g->gu, 2 * I, n, I, g->x16));
-	return product(&l->down, g->x16, n, g->x, g->m->c.hidden, 1, prompt);
+	return product(&l->down, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
 /* n tokens (ids and first position already on the device) through every
@@ -130,17 +198,13 @@ static int layers(tf_gpu_seq *g, int n, int prompt)
 {
 	const tf_model *m = g->m;
 	const tf_config *c = &m->c;
-	int H = c->hidden;
 
 	// embedding rows, no scaling
 	TRY(tf_cuda_embed(&m->gpu->embed, g->ids, n, g->x));
 	for (int i = 0; i < c->layers; i++) {
-		const tf_gpu_layer *l = &m->gpu->layer[i];
 		// token mixer on the normed stream, residual add
-		TRY(tf_cuda_rmsnorm(g->x, l->in_norm, n, H, c->eps, NULL, g->x16));
 		TRY(c->full[i] ? attention(g, i, n, prompt) : deltanet(g, i, n, prompt));
 		// feed-forward on the normed stream, residual add
-		TRY(tf_cuda_rmsnorm(g->x, l->post_norm, n, H, c->eps, NULL, g->x16));
 		TRY(mlp(g, i, n, prompt));
 	}
 	return 0;
@@ -153,6 +217,10 @@ static int head(tf_gpu_seq *g, int64_t first, int rows, int prompt)
 	const tf_model *m = g->m;
 	int H = m->c.hidden;
 
+	if (!prompt && fuse() && tf_cuda_gemv_q8_takes(&m->gpu->head)) {
+		tf_q8_in in = { .kind = TF_Q8_NORM, .x = g->x + first * H, .ldx = H, .w = m->gpu->norm, .eps = m->c.eps };
+		return tf_cuda_gemv_q8(&m->gpu->head, &in, rows, g->logits, m->c.vocab, TF_Q8_STORE);
+	}
 	TRY(tf_cuda_rmsnorm(g->x + first * H, m->gpu->norm, rows, H, m->c.eps, NULL, g->x16));
 	return product(&m->gpu->head, g->x16, rows, g->logits, m->c.vocab, 0, prompt);
 }

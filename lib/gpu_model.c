@@ -23,6 +23,7 @@ void tf_gpu_seq_free(tf_gpu_seq *g) { }
 #include <math.h>
 
 #include "fill.cuh"
+#include "gemv.cuh"
 #include "sample.cuh"
 #include "gpu_impl.h"
 
@@ -308,7 +309,7 @@ static int scratch(tf_gpu_seq *g, int64_t rows)
 
 	if (pw2 > pw)
 		pw = pw2;
-	if (TAKE(g->x, 4 * rows * H) || TAKE(g->x16, 4 * rows * w16 + rows * w16 / 8) || TAKE(g->proj, 4 * rows * pw) ||
+	if (TAKE(g->x, 4 * rows * H) || TAKE(g->x16, TF_SPLIT_BYTES(rows * w16)) || TAKE(g->proj, 4 * rows * pw) ||
 	    TAKE(g->qkv, 4 * rows * C) || TAKE(g->o, 4 * rows * vd) || TAKE(g->gu, 8 * rows * I) ||
 	    TAKE(g->logits, 4 * head * V))
 		return -1;

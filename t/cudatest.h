@@ -100,24 +100,44 @@ static void fill_bf16(uint16_t *h, float *f, int64_t n, float scale)
 	}
 }
 
-/* bytes of n split activations (kernels/common.cuh): two bf16 planes, then
- * a float sum of each 32 */
+/* bytes of n split activations (kernels/common.cuh): two bf16 planes, a
+ * float sum of each 32, then the int8 form (a float scale of each 32 and a
+ * byte a value) */
 static inline size_t split_bytes(int64_t n)
 {
-	return 4 * n + 4 * ((n + 31) / 32);
+	return 4 * n + 4 * ((n + 31) / 32) + 4 * ((n + 31) / 32) + n;
+}
+
+/* the parts of split activations of n values that follow the planes */
+static float *split_sums(uint16_t *planes, int64_t n) { return (float *)(planes + 2 * n); }
+static float *split_scales(uint16_t *planes, int64_t n) { return split_sums(planes, n) + (n + 31) / 32; }
+static int8_t *split_q8(uint16_t *planes, int64_t n) { return (int8_t *)(split_scales(planes, n) + (n + 31) / 32); }
+
+/* the int8 form put_split writes, computed the same way: per 32 values the
+ * largest magnitude m, scale m / 127, codes rint(x * (127 / m)) */
+static void q8_block(const float *x, int8_t *q, float *scale)
+{
+	float m = 0;
+
+	for (int i = 0; i < 32; i++)
+		m = fmaxf(m, fabsf(x[i]));
+	float inv = 127.0f / m;
+	for (int i = 0; i < 32; i++)
+		q[i] = m > 0 ? (int8_t)lrintf(x[i] * inv) : 0;
+	*scale = m / 127.0f;
 }
 
 /* split activations: planes (2, n) hold hi = bf16(x) and lo = bf16(x - hi)
- * of random x, then the sums of hi + lo over each 32; xf gets hi + lo, the
- * value the GPU products see */
+ * of random x, then the sums of hi + lo over each 32, then the int8 form of
+ * x; xf gets hi + lo, the value the GPU's float products see */
 static void fill_split(uint16_t *planes, float *xf, int64_t n, float scale)
 {
-	float *sums = (float *)(planes + 2 * n);
+	float *sums = split_sums(planes, n), *x = malloc(4 * n);
 
 	for (int64_t i = 0; i < n; i++) {
-		float x = rng_norm() * scale;
-		planes[i] = tf_f32_to_bf16(x);
-		planes[n + i] = tf_f32_to_bf16(x - tf_bf16_to_f32(planes[i]));
+		x[i] = rng_norm() * scale;
+		planes[i] = tf_f32_to_bf16(x[i]);
+		planes[n + i] = tf_f32_to_bf16(x[i] - tf_bf16_to_f32(planes[i]));
 		xf[i] = tf_bf16_to_f32(planes[i]) + tf_bf16_to_f32(planes[n + i]);
 	}
 	for (int64_t k = 0; k < (n + 31) / 32; k++) {
@@ -126,6 +146,10 @@ static void fill_split(uint16_t *planes, float *xf, int64_t n, float scale)
 			s += xf[i];
 		sums[k] = (float)s;
 	}
+	if (n % 32 == 0)
+		for (int64_t k = 0; k < n / 32; k++)
+			q8_block(x + 32 * k, split_q8(planes, n) + 32 * k, split_scales(planes, n) + k);
+	free(x);
 }
 
 /* out (n) = hi + lo of split planes (2, n) */
@@ -138,10 +162,15 @@ static void join_split(const uint16_t *planes, int64_t n, float *out)
 /* rows [i, i + m) of split activations (n, cols) as their own (m, cols) */
 static void sub_split(const uint16_t *planes, int64_t n, int64_t cols, int64_t i, int64_t m, uint16_t *out)
 {
+	uint16_t *p = (uint16_t *)planes;
+
 	memcpy(out, planes + i * cols, 2 * m * cols);
 	memcpy(out + m * cols, planes + n * cols + i * cols, 2 * m * cols);
-	if (cols % 32 == 0)
-		memcpy(out + 2 * m * cols, (const float *)(planes + 2 * n * cols) + i * cols / 32, 4 * m * cols / 32);
+	if (cols % 32 == 0) {
+		memcpy(split_sums(out, m * cols), split_sums(p, n * cols) + i * cols / 32, 4 * m * cols / 32);
+		memcpy(split_scales(out, m * cols), split_scales(p, n * cols) + i * cols / 32, 4 * m * cols / 32);
+		memcpy(split_q8(out, m * cols), split_q8(p, n * cols) + i * cols, m * cols);
+	}
 }
 
 /* a random weight of the given form; free with free_weight */
@@ -194,6 +223,44 @@ static void free_weight(tf_weight *w)
 	free((void *)w->data);
 	free((void *)w->scales);
 	free((void *)w->biases);
+}
+
+/* code (r, c) of an affine weight (MLX order, LSB first) or bit of a sign1 one */
+static uint32_t weight_code(const tf_weight *w, int64_t r, int64_t c)
+{
+	const uint32_t *row = (const uint32_t *)w->data + r * (w->cols * w->bits / 32);
+	int64_t bit = c * w->bits;
+	uint64_t v = row[bit / 32];
+
+	if (bit % 32 + w->bits > 32)
+		v |= (uint64_t)row[bit / 32 + 1] << 32;
+	return (uint32_t)(v >> (bit % 32)) & ((1u << w->bits) - 1);
+}
+
+/* what the int8-input kernels compute (gemv_q8.cuh), in double, from the
+ * int8 form qx (n, cols), its scales d and exact sums xs (n, cols/32): per
+ * 32-column block b of group g, scale(g) d[b] sum(q qx) + bias(g) xs[b]; a
+ * sign1 block is scale(g) (2 d[b] sum over set bits of qx - xs[b]) */
+static void q8_reference(const tf_weight *w, const int8_t *qx, const float *d, const float *xs, int64_t n, float *y)
+{
+	const int64_t cols = w->cols, nb = cols / 32;
+
+	for (int64_t i = 0; i < n; i++)
+		for (int64_t r = 0; r < w->rows; r++) {
+			double acc = 0;
+			for (int64_t b = 0; b < nb; b++) {
+				int64_t gi = r * (cols / w->group) + b * 32 / w->group, dot = 0;
+				double sc = tf_load_scalar(w->scales, w->sdtype, gi);
+				for (int64_t c = 32 * b; c < 32 * b + 32; c++)
+					dot += (int64_t)weight_code(w, r, c) * qx[i * cols + c];
+				if (w->fmt == TF_SIGN1)
+					acc += sc * (2.0 * d[i * nb + b] * dot - xs[i * nb + b]);
+				else
+					acc += sc * d[i * nb + b] * dot +
+					       tf_load_scalar(w->biases, w->sdtype, gi) * xs[i * nb + b];
+			}
+			y[i * w->rows + r] = (float)acc;
+		}
 }
 
 /*

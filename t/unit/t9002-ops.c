@@ -322,6 +322,22 @@ static void test_act(void)
 		same &= h[i] == tf_f32_to_bf16(g[i]) &&
 			h[n + i] == tf_f32_to_bf16(g[i] - tf_bf16_to_f32(tf_f32_to_bf16(g[i])));
 	ok(same, "to_bf16 splits like tf_f32_to_bf16: the value, then what it left out");
+
+	/* whole blocks of 32: the int8 form, as the host makes it */
+	int64_t m = 32 * 1001;
+	uint16_t *hq = malloc(split_bytes(m));
+	int8_t *q = malloc(m);
+	float *sc = malloc(4 * m / 32);
+	DIE_IF(tf_cuda_to_bf16(dg, m, d16));
+	dev_get(hq, d16, split_bytes(m));
+	same = 1;
+	for (int64_t k = 0; k < m / 32; k++) {
+		q8_block(g + 32 * k, q + 32 * k, sc + k);
+		same &= !memcmp(&sc[k], split_scales(hq, m) + k, 4);
+	}
+	same &= !memcmp(q, split_q8(hq, m), m);
+	ok(same, "the int8 form: codes rint(x * 127 / max|x|) and scale max|x| / 127 per 32 values");
+	free(hq); free(q); free(sc);
 	free(gu); free(g); free(want); free(got); free(h);
 	tf_cuda_free(d16); tf_cuda_free(dgu); tf_cuda_free(dg);
 }

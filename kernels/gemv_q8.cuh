@@ -1,0 +1,71 @@
+/*
+ * gemv_q8.cuh: decode products of quantized weights (MLX affine 2..8 bits,
+ * sign1) on the CUDA cores, with the inputs as int8 blocks of 32 columns and
+ * the code-by-input products summed exactly in integers (dp4a).
+ *
+ * y[i][r] = sum over 32-column blocks b of
+ *           scale(r, g(b)) * d[i][b] * sum_c q[r][c] qx[i][c]
+ *         + bias(r, g(b)) * xs[i][b]
+ * with d, qx the int8 form of the input and xs its exact 32-column sums
+ * (common.cuh); a sign1 weight counts as scale * (2 [bit set] - 1).
+ *
+ * Rows are independent as in gemv.cuh: the sums for input row i read only
+ * row i and are taken in an order neither n nor the grid changes.
+ */
+#ifndef TF_GEMV_Q8_CUH
+#define TF_GEMV_Q8_CUH
+
+#include <stdint.h>
+
+#include "weight.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* where a product's inputs come from */
+enum {
+	TF_Q8_SPLIT,    /* the int8 form of a split input (common.cuh) */
+	TF_Q8_NORM,     /* RMSNorm of f32 rows: x / sqrt(mean(x^2) + eps) * w */
+	TF_Q8_GNORM,    /* gated RMSNorm of each head of d: norm(x) * w * silu(z) */
+	TF_Q8_ROWS,     /* f32 rows as they are */
+};
+
+typedef struct {
+	int kind;
+	const uint16_t *split;  /* TF_Q8_SPLIT: the split input of the call's (n, cols) */
+	const float *x;         /* the others: (n, cols) f32, row i at x + i * ldx
+				   (x, w 16-byte aligned, ldx a multiple of 4) */
+	int64_t ldx;
+	const float *w;         /* TF_Q8_NORM: (cols) factors; TF_Q8_GNORM: (d) */
+	float eps;
+	const float *z;         /* TF_Q8_GNORM: gates, head h of row i at z + i * ldz + h * d */
+	int64_t ldz;
+	int d;                  /* TF_Q8_GNORM: head size (tf_cuda_gemv_q8_gnorm_takes) */
+} tf_q8_in;
+
+/* what becomes of the products */
+enum {
+	TF_Q8_STORE,    /* y = p */
+	TF_Q8_ACC,      /* y += p (a residual add) */
+	TF_Q8_SWIGLU,   /* W stacks gate rows over as many up rows: y (n, rows/2) = silu(gate p) * up p */
+};
+
+/* y, row i at y + i * ldy, from the product above with the inputs of in,
+ * made int8 per 32 columns (the norms computed in the same launch); any
+ * n >= 1, taken 16 rows at a time. W must be one tf_cuda_gemv_q8_takes
+ * accepts. */
+int tf_cuda_gemv_q8(const tf_weight *w, const tf_q8_in *in, int n, float *y, int64_t ldy, int epi);
+/* whether tf_cuda_gemv_q8 takes w (same test it applies) */
+int tf_cuda_gemv_q8_takes(const tf_weight *w);
+/* whether TF_Q8_GNORM takes heads of d over cols: d a power of two from 4
+ * to 128 dividing cols (a head is one warp's lanes or fewer) */
+int tf_cuda_gemv_q8_gnorm_takes(int d, int64_t cols);
+/* kernel settings made once at start-up */
+int tf_cuda_gemv_q8_setup(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,180 @@
+/* t9003-gemv-q8-inputs: the int8-input decode products making their own
+ * inputs from f32 rows in the same launch (RMSNorm of the row, gated
+ * RMSNorm per head, the rows as they are) and the SwiGLU output, against
+ * the same steps on the CPU; windows bit-identical to rows alone */
+#include "cudatest.h"
+#include "matmul.h"
+#include "ops.h"
+
+#ifndef TF_CUDA
+int main(void)
+{
+	skip_all("built without CUDA");
+}
+#else
+#include "gemv_q8.cuh"
+
+#define NX 17
+#define EPS 1e-6f
+
+struct form {
+	int fmt, bits, group;
+};
+
+/* the values a kind hands to the int8 form, on the CPU: v (n, cols) */
+static void values(int kind, const float *x, const float *w, const float *z, int64_t ldz, int d, int64_t n,
+		   int64_t cols, float *v)
+{
+	for (int64_t i = 0; i < n; i++) {
+		const float *xr = x + i * cols;
+		int per = kind == TF_Q8_NORM ? (int)cols : kind == TF_Q8_GNORM ? d : 0;
+		for (int64_t c = 0; c < cols; c++) {
+			float inv = 1.0f;
+			if (per) {
+				double ss = 0;
+				for (int64_t k = c / per * per; k < c / per * per + per; k++)
+					ss += (double)xr[k] * xr[k];
+				inv = 1.0f / sqrtf((float)(ss / per) + EPS);
+			}
+			float val = xr[c];
+			if (kind == TF_Q8_NORM)
+				val = val * inv * w[c];
+			else if (kind == TF_Q8_GNORM)
+				val = val * inv * w[c % d] * tf_silu(z[i * ldz + c]);
+			v[i * cols + c] = val;
+		}
+	}
+}
+
+/* the int8 form of v and the exact block sums, as the kernel makes them */
+static void int8_form(const float *v, int64_t n, int64_t cols, int8_t *q, float *d, float *xs)
+{
+	for (int64_t b = 0; b < n * cols / 32; b++) {
+		double s = 0;
+		q8_block(v + 32 * b, q + 32 * b, d + b);
+		for (int k = 0; k < 32; k++)
+			s += v[32 * b + k];
+		xs[b] = (float)s;
+	}
+}
+
+static const char *kind_name[] = { "split", "norm", "gated norm", "rows" };
+
+static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t cols)
+{
+	tf_weight w = make_weight(f->fmt, rows, cols, f->bits, f->group), dw;
+	const int d = 128;
+	const int64_t ldz = cols + 7, out = epi == TF_Q8_SWIGLU ? rows / 2 : rows;
+	float *x = malloc(4 * NX * cols), *nw = malloc(4 * cols), *z = malloc(4 * NX * ldz), *v = malloc(4 * NX * cols);
+	float *p = malloc(4 * NX * rows), *pf = malloc(4 * NX * rows), *want = malloc(4 * NX * out), *wantf = malloc(4 * NX * out);
+	float *got = malloc(4 * NX * out), *one = malloc(4 * NX * out), *y0 = malloc(4 * NX * out);
+	float *qd = malloc(4 * NX * cols / 32), *xs = malloc(4 * NX * cols / 32);
+	int8_t *q = malloc(NX * cols);
+	char what[200];
+	tf_cuda_arena a;
+
+	snprintf(what, sizeof what, "%s%d g%d %lld x %lld, %s input%s", tf_fmt_name(f->fmt), f->bits, f->group,
+		 (long long)rows, (long long)cols, kind_name[kind],
+		 epi == TF_Q8_SWIGLU ? ", SwiGLU" : epi == TF_Q8_ACC ? ", added" : "");
+	fill_f32(x, NX * cols, 3.0f);
+	fill_f32(nw, cols, 1.0f);
+	fill_f32(z, NX * ldz, 2.0f);
+	fill_f32(y0, NX * out, 1.0f);
+	values(kind, x, nw, z, ldz, d, NX, cols, v);
+	int8_form(v, NX, cols, q, qd, xs);
+	q8_reference(&w, q, qd, xs, NX, p);
+	tf_matmul(&w, v, NX, pf);
+	for (int64_t i = 0; i < NX; i++)
+		for (int64_t r = 0; r < out; r++) {
+			float *o = want + i * out + r, *of = wantf + i * out + r;
+			if (epi == TF_Q8_SWIGLU) {
+				*o = tf_silu(p[i * rows + r]) * p[i * rows + out + r];
+				*of = tf_silu(pf[i * rows + r]) * pf[i * rows + out + r];
+			} else {
+				*o = p[i * rows + r] + (epi == TF_Q8_ACC ? y0[i * out + r] : 0.0f);
+				*of = pf[i * rows + r] + (epi == TF_Q8_ACC ? y0[i * out + r] : 0.0f);
+			}
+		}
+
+	DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
+	DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
+	if (!tf_cuda_gemv_q8_takes(&dw)) {
+		ok(0, "%s: the int8-input kernel takes the weight", what);
+		goto out;
+	}
+	float *dx = dev_copy(x, 4 * NX * cols), *dnw = dev_copy(nw, 4 * cols), *dz = dev_copy(z, 4 * NX * ldz);
+	float *dy = tf_cuda_alloc(4 * NX * out, "test output");
+	tf_q8_in in = { .kind = kind, .x = dx, .ldx = cols, .w = dnw, .eps = EPS, .z = dz, .ldz = ldz, .d = d };
+
+	DIE_IF(tf_cuda_upload(dy, y0, 4 * NX * out));
+	DIE_IF(tf_cuda_gemv_q8(&dw, &in, NX, dy, out, epi));
+	dev_get(got, dy, 4 * NX * out);
+	/* the norms are summed in another order here, so a code at a rounding
+	 * edge may differ by one: near, not equal, to the int8-input sum */
+	ok(close_enough(what, got, want, NX * out, out, 1e-7, 1e30), "%s: equals the int8-input sum of the CPU's inputs",
+	   what);
+	ok(close_enough(what, got, wantf, NX * out, out, 4e-4, 1e30), "%s: near the CPU's float product", what);
+
+	/* each row alone, then windows of 2, 3, 8, 9, 16: bit-identical */
+	DIE_IF(tf_cuda_upload(dy, y0, 4 * NX * out));
+	for (int i = 0; i < NX; i++) {
+		tf_q8_in r = in;
+		r.x = dx + i * cols;
+		r.z = dz + i * ldz;
+		DIE_IF(tf_cuda_gemv_q8(&dw, &r, 1, dy + i * out, out, epi));
+	}
+	dev_get(one, dy, 4 * NX * out);
+	int same = same_bits(what, one, got, NX * out);
+	static const int wins[] = { 2, 3, 8, 9, 16 };
+	for (unsigned k = 0; k < sizeof wins / sizeof *wins; k++) {
+		DIE_IF(tf_cuda_upload(dy, y0, 4 * NX * out));
+		for (int i = 0; i < NX; i += wins[k]) {
+			tf_q8_in r = in;
+			r.x = dx + i * cols;
+			r.z = dz + i * ldz;
+			DIE_IF(tf_cuda_gemv_q8(&dw, &r, NX - i < wins[k] ? NX - i : wins[k], dy + i * out, out, epi));
+		}
+		dev_get(got, dy, 4 * NX * out);
+		same &= same_bits(what, one, got, NX * out);
+	}
+	ok(same, "%s: rows alone and windows of 2, 3, 8, 9, 16 give the same bits", what);
+	tf_cuda_free(dx); tf_cuda_free(dnw); tf_cuda_free(dz); tf_cuda_free(dy);
+out:
+	tf_cuda_arena_close(&a);
+	free_weight(&w);
+	free(x); free(nw); free(z); free(v); free(p); free(pf); free(want); free(wantf); free(got); free(one);
+	free(y0); free(qd); free(xs); free(q);
+}
+
+int main(void)
+{
+	static const struct form forms[] = {
+		{ TF_AFFINE, 4, 64 }, { TF_AFFINE, 4, 32 }, { TF_AFFINE, 2, 128 }, { TF_AFFINE, 3, 64 },
+		{ TF_AFFINE, 8, 32 }, { TF_SIGN1, 1, 128 },
+	};
+
+	cuda_or_skip();
+	for (unsigned i = 0; i < sizeof forms / sizeof *forms; i++) {
+		/* 1024 columns: every form tiled where it can be; the rows
+		 * input on columns that are not */
+		run(&forms[i], TF_Q8_NORM, TF_Q8_STORE, 96, 1024);
+		run(&forms[i], TF_Q8_NORM, TF_Q8_SWIGLU, 4098, 1024);
+		run(&forms[i], TF_Q8_GNORM, TF_Q8_ACC, 77, 1024);
+		run(&forms[i], TF_Q8_ROWS, TF_Q8_ACC, 300, forms[i].group == 32 ? 1056 : forms[i].group == 64 ? 1088 : 1152);
+	}
+	/* an odd number of rows is not gate and up halves */
+	{
+		tf_weight w = make_weight(TF_AFFINE, 5, 128, 4, 64), dw;
+		tf_cuda_arena a;
+		float *dx = tf_cuda_alloc(4 * 128, "test"), *dy = tf_cuda_alloc(4 * 8, "test");
+		DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
+		DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
+		tf_q8_in in = { .kind = TF_Q8_ROWS, .x = dx, .ldx = 128 };
+		ok(tf_cuda_gemv_q8(&dw, &in, 1, dy, 2, TF_Q8_SWIGLU) < 0 && strstr(tf_errmsg(), "gate and up"),
+		   "a SwiGLU product of 5 rows is refused: %s", tf_errmsg());
+		tf_cuda_arena_close(&a);
+		free_weight(&w);
+	}
+	return done();
+}
+#endif
