@@ -33,6 +33,7 @@ int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
 #include "gemv.cuh"
 #include "gemv_q8.cuh"
 #include "gdn.cuh"
+#include "gdn_in.cuh"
 #include "gpu_impl.h"
 #include "norm.cuh"
 #include "rope.cuh"
@@ -154,10 +155,17 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 
 	// projections of the normed stream: in_proj_qkv, z, b, a (one fused product)
 	TRY(normed(g, l->in_norm, &l->in, n, g->proj, prompt));
-	// causal conv with SiLU over q, k and v channels (updates the conv state)
-	TRY(tf_cuda_conv(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv));
-	// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias)
-	TRY(tf_cuda_gdn_prep(g->qkv, b, a, T, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
+	// causal conv with SiLU over q, k and v channels (updates the conv state);
+	// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias):
+	// one launch for a decode window where the shapes allow
+	int one = !prompt && fuse() ? tf_cuda_gdn_in(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv, b, a, T,
+						     l->A_log, l->dt_bias, Hk, Hv, Dk) : 1;
+	if (one < 0)
+		return -1;
+	if (one) {
+		TRY(tf_cuda_conv(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv));
+		TRY(tf_cuda_gdn_prep(g->qkv, b, a, T, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
+	}
 	// the delta rule per value head (updates the recurrent state)
 	TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
 	// gated RMSNorm: norm(o) * w * silu(z), per value head; the output

@@ -17,6 +17,7 @@ int main(void)
 #include "conv.cuh"
 #include "embed.cuh"
 #include "gdn.cuh"
+#include "gdn_in.cuh"
 #include "gemm.cuh"
 #include "norm.cuh"
 #include "rope.cuh"
@@ -300,6 +301,47 @@ static void test_gdn(int Hk, int Hv, int Dk, int Dv, int n)
 	tf_cuda_free(dq); tf_cuda_free(db); tf_cuda_free(da); tf_cuda_free(dA); tf_cuda_free(dd); tf_cuda_free(dS); tf_cuda_free(dO);
 }
 
+/* the fused decode inputs of Gated DeltaNet against conv, then prep */
+static void test_gdn_in(int Hk, int Hv, int Dk, int Dv, int n, int K)
+{
+	int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * Dv, ld = C + 2 * Hv + 3;   /* m, b, a in one row */
+	float *w = fresh(C * K, 1), *st = fresh((K - 1) * C, 1), *row = fresh(n * ld, 1), *Al = fresh(Hv, 1), *dt = fresh(Hv, 1);
+	float *want = malloc(4 * n * C), *got = malloc(4 * n * C), *one = malloc(4 * n * C);
+	float *rw = malloc(4 * n * ld), *rg = malloc(4 * n * ld), *sw = malloc(4 * (K - 1) * C), *sg = malloc(4 * (K - 1) * C);
+	float *dw = dev_f32(w, C * K), *ds = dev_f32(st, (K - 1) * C), *dr = dev_f32(row, n * ld), *dA = dev_f32(Al, Hv);
+	float *dd = dev_f32(dt, Hv), *dc = dev_zero(n * C);
+	char what[96];
+
+	snprintf(what, sizeof what, "fused DeltaNet inputs Hk %d Hv %d Dk %d, K %d, %d tokens", Hk, Hv, Dk, K, n);
+	/* the two kernels */
+	DIE_IF(tf_cuda_conv(dw, ds, dr, ld, n, C, K, dc));
+	DIE_IF(tf_cuda_gdn_prep(dc, dr + C, dr + C + Hv, ld, dA, dd, n, Hk, Hv, Dk, Dv));
+	dev_get(want, dc, 4 * n * C);
+	dev_get(rw, dr, 4 * n * ld);
+	dev_get(sw, ds, 4 * (K - 1) * C);
+	/* the one */
+	DIE_IF(tf_cuda_upload(ds, st, 4 * (K - 1) * C));
+	DIE_IF(tf_cuda_upload(dr, row, 4 * n * ld));
+	int rc = tf_cuda_gdn_in(dw, ds, dr, ld, n, C, K, dc, dr + C, dr + C + Hv, ld, dA, dd, Hk, Hv, Dk);
+	DIE_IF(rc);
+	ok(rc == 0, "%s: taken", what);
+	dev_get(got, dc, 4 * n * C);
+	dev_get(rg, dr, 4 * n * ld);
+	dev_get(sg, ds, 4 * (K - 1) * C);
+	ok(close_enough(what, got, want, n * C, C, 1e-12, 1e-5), "%s: q, k, v match conv then prep", what);
+	ok(same_bits(what, rg, rw, n * ld) && same_bits(what, sg, sw, (K - 1) * C), "%s: gates and conv state equal theirs", what);
+	/* token by token */
+	DIE_IF(tf_cuda_upload(ds, st, 4 * (K - 1) * C));
+	DIE_IF(tf_cuda_upload(dr, row, 4 * n * ld));
+	for (int t = 0; t < n; t++)
+		DIE_IF(tf_cuda_gdn_in(dw, ds, dr + t * ld, ld, 1, C, K, dc + t * C, dr + t * ld + C, dr + t * ld + C + Hv, ld,
+				      dA, dd, Hk, Hv, Dk));
+	dev_get(one, dc, 4 * n * C);
+	ok(same_bits(what, one, got, n * C), "%s: token by token equals the window", what);
+	free(w); free(st); free(row); free(Al); free(dt); free(want); free(got); free(one); free(rw); free(rg); free(sw); free(sg);
+	tf_cuda_free(dw); tf_cuda_free(ds); tf_cuda_free(dr); tf_cuda_free(dA); tf_cuda_free(dd); tf_cuda_free(dc);
+}
+
 static void test_act(void)
 {
 	int rows = 3;
@@ -440,6 +482,9 @@ int main(void)
 	test_gdn(2, 4, 64, 64, 3);
 	test_gdn(16, 32, 128, 128, 17);
 	test_gdn(16, 48, 128, 128, 1);
+	test_gdn_in(2, 4, 32, 32, 5, 4);
+	test_gdn_in(2, 4, 64, 64, 3, 2);
+	test_gdn_in(16, 32, 128, 128, 16, 4);
 	test_act();
 	test_draws();
 	test_embed_gemm();
