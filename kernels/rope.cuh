@@ -15,6 +15,15 @@ extern "C" {
 int tf_cuda_qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride, int64_t hstride,
 			 const float *w, float eps, int rot, float theta, const int64_t *pos);
 
+/* The attention inputs of a decode step in one launch: in the fused
+ * projection rows x (n rows of T: Hq query-and-gate pairs of 2D, then Hkv
+ * keys and Hkv values of D), the queries normed (qw) and turned in place,
+ * the keys normed (kw) and turned in place and copied with the values into
+ * the caches kc, vc (cap, Hkv, D) at rows *pos .. *pos + n - 1: the same
+ * values as tf_cuda_qk_norm_rope twice and tf_cuda_kv_append. */
+int tf_cuda_attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *qw, const float *kw,
+		      float eps, int rot, float theta, const int64_t *pos, float *kc, float *vc);
+
 #ifdef __cplusplus
 }
 #endif

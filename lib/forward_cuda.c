@@ -129,11 +129,16 @@ static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 	// projections of the normed stream: query and gate interleaved per
 	// head, keys, values (one fused product)
 	TRY(normed(g, l->in_norm, &l->qkv, n, g->proj, prompt));
-	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims
-	TRY(tf_cuda_qk_norm_rope(q, n, Hq, D, T, 2 * D, l->q_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
-	TRY(tf_cuda_qk_norm_rope(k, n, Hkv, D, T, D, l->k_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
+	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims;
 	// keys and values into the cache at rows pos .. pos + n - 1
-	TRY(tf_cuda_kv_append(k, v, T, n, kvr, g->pos, g->k[i], g->v[i]));
+	if (!prompt && fuse()) {
+		TRY(tf_cuda_attn_prep(q, n, Hq, Hkv, D, T, l->q_norm, l->k_norm, c->eps, c->rot_dim, c->rope_theta,
+				      g->pos, g->k[i], g->v[i]));
+	} else {
+		TRY(tf_cuda_qk_norm_rope(q, n, Hq, D, T, 2 * D, l->q_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
+		TRY(tf_cuda_qk_norm_rope(k, n, Hkv, D, T, D, l->k_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
+		TRY(tf_cuda_kv_append(k, v, T, n, kvr, g->pos, g->k[i], g->v[i]));
+	}
 	// causal attention over the cache, gated by sigmoid(gate)
 	TRY(tf_cuda_attention(q, T, g->k[i], g->v[i], g->pos, n, Hq, Hkv, D, g->x16));
 	// output projection, added into the residual stream

@@ -301,6 +301,38 @@ static void test_gdn(int Hk, int Hv, int Dk, int Dv, int n)
 	tf_cuda_free(dq); tf_cuda_free(db); tf_cuda_free(da); tf_cuda_free(dA); tf_cuda_free(dd); tf_cuda_free(dS); tf_cuda_free(dO);
 }
 
+/* the fused attention inputs of a decode step against the three kernels */
+static void test_attn_prep(void)
+{
+	int n = 3, Hq = 8, Hkv = 2, D = 256, rot = 64;
+	int64_t T = 2LL * Hq * D + 2LL * Hkv * D + 40, row = (int64_t)Hkv * D, cap = 12, pos = 5;
+	float *x = fresh(n * T, 2), *qw = fresh(D, 1), *kw = fresh(D, 1);
+	float *a = malloc(4 * n * T), *b = malloc(4 * n * T), *ka = malloc(4 * cap * row), *kb = malloc(4 * cap * row);
+	float *va = malloc(4 * cap * row), *vb = malloc(4 * cap * row);
+	float *dx = dev_f32(x, n * T), *dqw = dev_f32(qw, D), *dkw = dev_f32(kw, D), *dk = dev_zero(cap * row), *dv = dev_zero(cap * row);
+	int64_t *dp = dev_copy(&pos, 8);
+	float *k = dx + 2LL * Hq * D, *v = k + row;
+
+	DIE_IF(tf_cuda_qk_norm_rope(dx, n, Hq, D, T, 2 * D, dqw, 1e-6f, rot, 1e7f, dp));
+	DIE_IF(tf_cuda_qk_norm_rope(k, n, Hkv, D, T, D, dkw, 1e-6f, rot, 1e7f, dp));
+	DIE_IF(tf_cuda_kv_append(k, v, T, n, row, dp, dk, dv));
+	dev_get(a, dx, 4 * n * T);
+	dev_get(ka, dk, 4 * cap * row);
+	dev_get(va, dv, 4 * cap * row);
+	DIE_IF(tf_cuda_upload(dx, x, 4 * n * T));
+	DIE_IF(tf_cuda_zero(dk, 4 * cap * row));
+	DIE_IF(tf_cuda_zero(dv, 4 * cap * row));
+	DIE_IF(tf_cuda_attn_prep(dx, n, Hq, Hkv, D, T, dqw, dkw, 1e-6f, rot, 1e7f, dp, dk, dv));
+	dev_get(b, dx, 4 * n * T);
+	dev_get(kb, dk, 4 * cap * row);
+	dev_get(vb, dv, 4 * cap * row);
+	ok(same_bits("attention inputs", b, a, n * T) && same_bits("key cache", kb, ka, cap * row) &&
+	   same_bits("value cache", vb, va, cap * row),
+	   "fused q/k norm, rotary and cache append equal the three kernels bit for bit");
+	free(x); free(qw); free(kw); free(a); free(b); free(ka); free(kb); free(va); free(vb);
+	tf_cuda_free(dx); tf_cuda_free(dqw); tf_cuda_free(dkw); tf_cuda_free(dk); tf_cuda_free(dv); tf_cuda_free(dp);
+}
+
 /* the fused decode inputs of Gated DeltaNet against conv, then prep */
 static void test_gdn_in(int Hk, int Hv, int Dk, int Dv, int n, int K)
 {
@@ -482,6 +514,7 @@ int main(void)
 	test_gdn(2, 4, 64, 64, 3);
 	test_gdn(16, 32, 128, 128, 17);
 	test_gdn(16, 48, 128, 128, 1);
+	test_attn_prep();
 	test_gdn_in(2, 4, 32, 32, 5, 4);
 	test_gdn_in(2, 4, 64, 64, 3, 2);
 	test_gdn_in(16, 32, 128, 128, 16, 4);
