@@ -401,9 +401,22 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 		const int j = i / units, u = i % units, R = u / LU, k = (u % LU) ^ swz<LU>(R);
 		const uint8_t *xr = qt + j * cols + R / F::LANES * F::CC;
 		uint32_t v[4] = { 0, 0, 0, 0 };
-		#pragma unroll
-		for (int b = 0; b < 16; b++)
-			v[b / 4] |= (uint32_t)xr[F::col(R % F::LANES, 16 * k + b)] << (8 * (b % 4));
+		if constexpr (F::BITS == 4 && F::LANES == 4) {
+			/* 4-bit tiled: unit k is words 2k, 2k + 1; word wi wants
+			 * columns c, c+16, c+1, c+17 and c+2, c+18, c+3, c+19 of
+			 * c = 32 wi + 4t (F4T::col): two aligned words and two prmt */
+			#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				const uint8_t *c = xr + 32 * (2 * k + h) + 4 * (R % F::LANES);
+				const uint32_t a = *(const uint32_t *)c, b = *(const uint32_t *)(c + 16);
+				v[2 * h] = prmt<0x5140>(a, b);
+				v[2 * h + 1] = prmt<0x7362>(a, b);
+			}
+		} else {
+			#pragma unroll
+			for (int b = 0; b < 16; b++)
+				v[b / 4] |= (uint32_t)xr[F::col(R % F::LANES, 16 * k + b)] << (8 * (b % 4));
+		}
 		sx[i] = make_uint4(v[0], v[1], v[2], v[3]);
 	}
 	__syncthreads();
