@@ -247,6 +247,19 @@ static int stage(tf_gpu_seq *g, const int32_t *ids, int n, int64_t pos)
 	return tf_cuda_upload_async(g->pos, g->h_pos, 8);
 }
 
+/* ends a capture that failed part way and drops what it recorded, keeping
+ * the message of the failure; returns -1 */
+static int capture_abort(void)
+{
+	tf_cuda_graph *junk;
+	char msg[1024];
+
+	snprintf(msg, sizeof msg, "%s", tf_errmsg());
+	tf_cuda_capture_end(&junk);
+	tf_cuda_graph_free(junk);
+	return tf_err("%s", msg);
+}
+
 /* A window of n <= 16 rows: layers, then no logits (want 0), the last row's
  * (1) or every row's (2), copied to h_logits; captured once per (n, want)
  * and replayed, since every input it reads is on the device. */
@@ -260,12 +273,7 @@ static int window(tf_gpu_seq *g, int n, int want)
 		TRY(tf_cuda_capture_begin());
 		if (layers(g, n, 0) < 0 || (want && head(g, want == 2 ? 0 : n - 1, rows, 0) < 0) ||
 		    (want && tf_cuda_download_async(g->h_logits, g->logits, 4 * rows * V) < 0)) {
-			tf_cuda_graph *junk;
-			char msg[1024];
-			snprintf(msg, sizeof msg, "%s", tf_errmsg());
-			tf_cuda_capture_end(&junk);
-			tf_cuda_graph_free(junk);
-			return tf_err("%s", msg);
+			return capture_abort();
 		}
 		TRY(tf_cuda_capture_end(gr));
 	}
@@ -335,12 +343,7 @@ int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
 		    (s->temp > 0 ? tf_cuda_sample(g->logits, 1, V, s->temp, g->u, g->draw)
 				 : tf_cuda_argmax(g->logits, 1, V, g->draw)) < 0 ||
 		    tf_cuda_download_async(g->h_draw, g->draw, 4) < 0) {
-			tf_cuda_graph *junk;
-			char msg[1024];
-			snprintf(msg, sizeof msg, "%s", tf_errmsg());
-			tf_cuda_capture_end(&junk);
-			tf_cuda_graph_free(junk);
-			return tf_err("%s", msg);
+			return capture_abort();
 		}
 		TRY(tf_cuda_capture_end(gr));
 	}
