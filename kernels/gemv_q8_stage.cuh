@@ -1,0 +1,170 @@
+/*
+ * gemv_q8_stage.cuh: the inputs of the int8-input products (gemv_q8.cu,
+ * C++ only), staged in shared memory by each block: copied from a split
+ * input or made from f32 rows (norms in the same launch), then laid out
+ * in each form's lane order.
+ */
+#ifndef TF_GEMV_Q8_STAGE_CUH
+#define TF_GEMV_Q8_STAGE_CUH
+
+#include "common.cuh"
+#include "gemv_q8.cuh"
+#include "gemv_q8_forms.cuh"
+
+/* where the inputs come from (gemv_q8.cuh, tf_q8_in), as the kernel sees it */
+struct q8_src {
+	int kind;
+	const int8_t *xq;               /* TF_Q8_SPLIT: (n, cols) codes */
+	const float *xd, *xs;           /* and (n, cols/32) scales and sums */
+	const float *x;                 /* the others: (n, cols) f32, row i at x + i * ldx */
+	int64_t ldx;
+	const float *w;                 /* TF_Q8_NORM: (cols) factors; TF_Q8_GNORM: (d) */
+	float eps;
+	const float *z;                 /* TF_Q8_GNORM: gate of row i, head h at z + i * ldz + h * d */
+	int64_t ldz;
+	int d;
+};
+
+/* the int8 form of 32 values held 4 a lane by 8 consecutive lanes (the
+ * largest magnitude and the sum over the 8 lanes in a fixed butterfly):
+ * the lane's 4 codes as one word, the block's scale and sum in d and sum */
+static __device__ __forceinline__ uint32_t q8_quad(float4 v, float *d, float *sum)
+{
+	float m = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
+	float s = (v.x + v.y) + (v.z + v.w);
+	for (int o = 1; o < 8; o <<= 1) {
+		m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
+		s += __shfl_xor_sync(0xffffffff, s, o);
+	}
+	const float inv = m > 0.0f ? 127.0f / m : 0.0f;
+	*d = m / 127.0f;
+	*sum = s;
+	return (uint32_t)(uint8_t)__float2int_rn(v.x * inv) | (uint32_t)(uint8_t)__float2int_rn(v.y * inv) << 8 |
+	       (uint32_t)(uint8_t)__float2int_rn(v.z * inv) << 16 | (uint32_t)(uint8_t)__float2int_rn(v.w * inv) << 24;
+}
+
+static __device__ __forceinline__ float4 ld4(const float *p)
+{
+	return *(const float4 *)p;
+}
+
+/*
+ * Stages input rows j0 .. j0 + NB - 1 (zeros past n) for the lane order of
+ * form F: first each row's int8 codes in column order in qt, with their
+ * scales sd and sums ss (copied from a split input, or made here from f32
+ * rows: the RMSNorm of a whole row, the gated RMSNorm of each head of d, or
+ * the values as they are), then the codes permuted into sx.
+ *
+ * The f32 rows are read 4 columns a thread, every load of a row issued
+ * before any is used (one trip to L2, not one a block of 32). A row's sum
+ * of squares is a block sum and a head's a butterfly over its d/4 lanes,
+ * both in fixed orders, so a row's codes never depend on the other rows
+ * of the pass.
+ */
+template <class F, int NB>
+static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int cols, uint4 *sx, uint8_t *qt,
+					     float *sd, float *ss, float *red)
+{
+	constexpr int LU = F::XW / 4;
+	const int units = cols / 16, nblk = cols / 32, quads = cols / 4;
+
+	if (s.kind == TF_Q8_SPLIT) {
+		/* 8-byte copies: the int8 plane is 8-byte aligned (common.cuh) */
+		for (int i = threadIdx.x; i < NB * cols / 8; i += blockDim.x) {
+			const int j = i / (cols / 8);
+			((uint2 *)qt)[i] = j0 + j < n ? *((const uint2 *)(s.xq + (int64_t)(j0 + j) * cols) + i % (cols / 8))
+						      : make_uint2(0, 0);
+		}
+		for (int i = threadIdx.x; i < NB * nblk; i += blockDim.x) {
+			const int j = i / nblk;
+			const int64_t at = (int64_t)(j0 + j) * nblk + i % nblk;
+			sd[i] = j0 + j < n ? s.xd[at] : 0.0f;
+			ss[i] = j0 + j < n ? s.xs[at] : 0.0f;
+		}
+	} else {
+		for (int j = 0; j < NB; j++) {
+			const bool in = j0 + j < n;
+			const float *xr = s.x + (int64_t)(j0 + j) * s.ldx, *zr = s.z + (int64_t)(j0 + j) * s.ldz;
+			float inv = 1.0f;
+			if (s.kind == TF_Q8_NORM) {
+				float a = 0.0f;
+				#pragma unroll 4
+				for (int qd = threadIdx.x; in && qd < quads; qd += blockDim.x) {
+					const float4 v = ld4(xr + 4 * qd);
+					a += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+				}
+				inv = 1.0f / sqrtf(block_sum(a, red) / (float)cols + s.eps);
+			}
+			/* whole warps in every trip (the shuffles below): quads is a
+			 * multiple of 8 and of d/4, so a lane's partners are all in
+			 * range or all out */
+			#pragma unroll 4
+			for (int q0 = 0; q0 < quads; q0 += blockDim.x) {
+				const int qd = q0 + threadIdx.x;
+				const bool live = qd < quads;
+				float4 v = make_float4(0, 0, 0, 0);
+				if (in && live)
+					v = ld4(xr + 4 * qd);
+				if (s.kind == TF_Q8_NORM && live) {
+					const float4 w = ld4(s.w + 4 * qd);
+					v = make_float4(v.x * inv * w.x, v.y * inv * w.y, v.z * inv * w.z, v.w * inv * w.w);
+				} else if (s.kind == TF_Q8_GNORM) {
+					/* a head is d/4 consecutive lanes (d <= 128) */
+					float a = v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+					for (int o = 1; o < s.d / 4; o <<= 1)
+						a += __shfl_xor_sync(0xffffffff, a, o);
+					const float hi = 1.0f / sqrtf(a / (float)s.d + s.eps);
+					const int c = 4 * qd % s.d;
+					float4 z = make_float4(0, 0, 0, 0);
+					if (in && live)     /* any alignment: the gates sit inside a wider row */
+						z = make_float4(zr[4 * qd], zr[4 * qd + 1], zr[4 * qd + 2], zr[4 * qd + 3]);
+					if (live)
+						v = make_float4(v.x * hi * s.w[c] * silu(z.x), v.y * hi * s.w[c + 1] * silu(z.y),
+								v.z * hi * s.w[c + 2] * silu(z.z), v.w * hi * s.w[c + 3] * silu(z.w));
+				}
+				float dq, sq;
+				const uint32_t q4 = q8_quad(v, &dq, &sq);
+				if (live) {
+					((uint32_t *)qt)[j * quads + qd] = q4;
+					if ((threadIdx.x & 7) == 0) {
+						sd[j * nblk + qd / 8] = dq;
+						ss[j * nblk + qd / 8] = sq;
+					}
+				}
+			}
+		}
+	}
+	__syncthreads();
+	for (int i = threadIdx.x; i < NB * units; i += blockDim.x) {
+		const int j = i / units, u = i % units, R = u / LU, k = (u % LU) ^ swz<LU>(R);
+		const uint8_t *xr = qt + j * cols + R / F::LANES * F::CC;
+		uint32_t v[4] = { 0, 0, 0, 0 };
+		if constexpr (F::BITS == 4 && F::LANES == 4) {
+			/* 4-bit tiled: unit k is words 2k, 2k + 1; word wi wants
+			 * columns c, c+16, c+1, c+17 and c+2, c+18, c+3, c+19 of
+			 * c = 32 wi + 4t (F4T::col): two aligned words and two prmt */
+			#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				const uint8_t *c = xr + 32 * (2 * k + h) + 4 * (R % F::LANES);
+				const uint32_t a = *(const uint32_t *)c, b = *(const uint32_t *)(c + 16);
+				v[2 * h] = prmt<0x5140>(a, b);
+				v[2 * h + 1] = prmt<0x7362>(a, b);
+			}
+		} else {
+			#pragma unroll
+			for (int b = 0; b < 16; b++)
+				v[b / 4] |= (uint32_t)xr[F::col(R % F::LANES, 16 * k + b)] << (8 * (b % 4));
+		}
+		sx[i] = make_uint4(v[0], v[1], v[2], v[3]);
+	}
+	__syncthreads();
+}
+
+/* shared memory of a pass of nb rows: sx and qt (cols bytes each), sd and
+ * ss (cols/32 floats each) a row, then 32 floats for block sums */
+static __host__ __device__ __forceinline__ int smem_for(int nb, int cols)
+{
+	return nb * (2 * cols + 2 * (cols / 32) * 4) + 32 * 4;
+}
+
+#endif
