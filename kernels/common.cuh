@@ -261,35 +261,31 @@ static __device__ __forceinline__ float warp_max(float v)
 	return v;
 }
 
-/* sum over a block of blockDim.x threads (a multiple of 32, at most 1024):
- * warps sum, then warp 0 sums the warp totals in warp order; every thread
- * gets the result. sh must hold 32 floats. */
-static __device__ __forceinline__ float block_sum(float v, float *sh)
+/* sum (MAX: largest) over a block of blockDim.x threads (a multiple of 32,
+ * at most 1024): warps fold, then warp 0 folds the warp results in warp
+ * order; every thread gets the result. sh must hold 32 floats. */
+template <bool MAX>
+static __device__ __forceinline__ float block_fold(float v, float *sh)
 {
 	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
 
-	v = warp_sum(v);
+	v = MAX ? warp_max(v) : warp_sum(v);
 	__syncthreads();
 	if (lane == 0)
 		sh[warp] = v;
 	__syncthreads();
-	v = lane < nw ? sh[lane] : 0.0f;
-	v = warp_sum(v);
-	return v;
+	v = lane < nw ? sh[lane] : MAX ? -INFINITY : 0.0f;
+	return MAX ? warp_max(v) : warp_sum(v);
+}
+
+static __device__ __forceinline__ float block_sum(float v, float *sh)
+{
+	return block_fold<false>(v, sh);
 }
 
 static __device__ __forceinline__ float block_max(float v, float *sh)
 {
-	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-
-	v = warp_max(v);
-	__syncthreads();
-	if (lane == 0)
-		sh[warp] = v;
-	__syncthreads();
-	v = lane < nw ? sh[lane] : -INFINITY;
-	v = warp_max(v);
-	return v;
+	return block_fold<true>(v, sh);
 }
 
 static __device__ __forceinline__ float silu(float x)

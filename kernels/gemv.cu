@@ -284,6 +284,44 @@ static __device__ __forceinline__ void compute_unit(const unit_regs<KIND, BITS> 
 	}
 }
 
+/* the end of an mma kernel: warp 0 adds the other warps' partial sums
+ * (acc: this lane's NT x 4 accumulators) in warp order through red, then
+ * writes y (c0, c1: row r0, inputs 2t, 2t+1 of each 8; c2, c3: row r1) */
+template <int NT>
+static __device__ __forceinline__ void warps_store(float (&acc)[NT][4], float (*red)[NT * 4][WARP], int nwarp, int n,
+						   int rows, int r0, int r1, int t, float *y, int64_t ldy,
+						   int accumulate)
+{
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+
+	if (warp > 0) {
+		#pragma unroll
+		for (int j = 0; j < NT; j++)
+			#pragma unroll
+			for (int e = 0; e < 4; e++)
+				red[warp - 1][j * 4 + e][lane] = acc[j][e];
+	}
+	__syncthreads();
+	if (warp > 0)
+		return;
+	for (int w = 1; w < nwarp; w++)
+		#pragma unroll
+		for (int j = 0; j < NT; j++)
+			#pragma unroll
+			for (int e = 0; e < 4; e++)
+				acc[j][e] += red[w - 1][j * 4 + e][lane];
+	#pragma unroll
+	for (int j = 0; j < NT; j++)
+		#pragma unroll
+		for (int e = 0; e < 4; e++) {
+			int xi = j * 8 + 2 * t + (e & 1), r = e < 2 ? r0 : r1;
+			if (xi < n && r < rows) {
+				float *o = y + xi * ldy + r;
+				*o = accumulate ? *o + acc[j][e] : acc[j][e];
+			}
+		}
+}
+
 template <int KIND, int BITS, int NT, bool DBUF>
 __global__ void __launch_bounds__(SMAX * WARP, DBUF || NT == 2 ? 1 : 2)
 gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's layout */
@@ -351,34 +389,7 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 		#pragma unroll
 		for (int e = 0; e < 4; e++)
 			acc[0][j][e] += acc[1][j][e];
-	if (warp > 0) {
-		#pragma unroll
-		for (int j = 0; j < NT; j++)
-			#pragma unroll
-			for (int e = 0; e < 4; e++)
-				red[warp - 1][j * 4 + e][lane] = acc[0][j][e];
-	}
-	__syncthreads();
-	if (warp > 0)
-		return;
-	for (int w = 1; w < nwarp; w++)
-		#pragma unroll
-		for (int j = 0; j < NT; j++)
-			#pragma unroll
-			for (int e = 0; e < 4; e++)
-				acc[0][j][e] += red[w - 1][j * 4 + e][lane];
-
-	/* c0, c1: row g, inputs 2t, 2t+1; c2, c3: row g+8 */
-	#pragma unroll
-	for (int j = 0; j < NT; j++)
-		#pragma unroll
-		for (int e = 0; e < 4; e++) {
-			int xi = j * 8 + 2 * t + (e & 1), r = e < 2 ? r0 : r1;
-			if (xi < n && r < rows) {
-				float *o = y + xi * ldy + r;
-				*o = accumulate ? *o + acc[0][j][e] : acc[0][j][e];
-			}
-		}
+	warps_store<NT>(acc[0], red, nwarp, n, rows, r0, r1, t, y, ldy, accumulate);
 }
 
 /*
@@ -555,32 +566,7 @@ gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
 	cp_wait<0>();
 
 	/* warp 0 adds the other warps' partial sums in warp order */
-	if (warp > 0) {
-		#pragma unroll
-		for (int j = 0; j < NT; j++)
-			#pragma unroll
-			for (int e = 0; e < 4; e++)
-				red[warp - 1][j * 4 + e][lane] = acc[j][e];
-	}
-	__syncthreads();
-	if (warp > 0)
-		return;
-	for (int w = 1; w < nwarp; w++)
-		#pragma unroll
-		for (int j = 0; j < NT; j++)
-			#pragma unroll
-			for (int e = 0; e < 4; e++)
-				acc[j][e] += red[w - 1][j * 4 + e][lane];
-	#pragma unroll
-	for (int j = 0; j < NT; j++)
-		#pragma unroll
-		for (int e = 0; e < 4; e++) {
-			int xi = j * 8 + 2 * t + (e & 1), r = e < 2 ? r0 : r1;
-			if (xi < n && r < rows) {
-				float *o = y + xi * ldy + r;
-				*o = accumulate ? *o + acc[j][e] : acc[j][e];
-			}
-		}
+	warps_store<NT>(acc, red, nwarp, n, rows, r0, r1, t, y, ldy, accumulate);
 }
 
 /* any form, any shape: a warp per weight row, lanes stride the columns and
