@@ -28,11 +28,11 @@ static void values(int kind, const float *x, const float *w, const float *z, int
 	for (int64_t i = 0; i < n; i++) {
 		const float *xr = x + i * cols;
 		int per = kind == TF_Q8_NORM ? (int)cols : kind == TF_Q8_GNORM ? d : 0;
+		float inv = 1.0f;
 		for (int64_t c = 0; c < cols; c++) {
-			float inv = 1.0f;
-			if (per) {
+			if (per && c % per == 0) {      /* 1/rms of the row or head starting here */
 				double ss = 0;
-				for (int64_t k = c / per * per; k < c / per * per + per; k++)
+				for (int64_t k = c; k < c + per; k++)
 					ss += (double)xr[k] * xr[k];
 				inv = 1.0f / sqrtf((float)(ss / per) + EPS);
 			}
