@@ -64,8 +64,9 @@ static int fused(const tf_gpu_fused *f, const uint16_t *x, int n, float *y, int 
 	return 0;
 }
 
-/* TF_CUDA_FUSE=0: a decode step runs the norms and SwiGLU as kernels of
- * their own even where the int8 products could take them (for measuring) */
+/* TF_CUDA_FUSE=0: a decode step runs the norms, SwiGLU, the Gated DeltaNet
+ * conv and gates and the attention norms and cache append as kernels of
+ * their own even where fused ones could take them (for measuring) */
 static int fuse(void)
 {
 	static int on = -1;
