@@ -34,8 +34,13 @@
 #include "gemv_q8_forms.cuh"
 #include "gemv_q8_stage.cuh"
 
-#define Q8_WARPS 8              /* warps a block */
-#define Q8_SMEM (112 * 1024)    /* shared memory a block may take: two blocks a multiprocessor */
+/* One block of 16 warps a multiprocessor, not two of 8: every block stages
+ * (and norms) the whole input, so one block a multiprocessor does that work
+ * once there, with twice the threads. Measured on the 9B 4-bit step: 456.7
+ * against 405.6 tokens/s, the products alone 74.6% of the roofline against
+ * 69.1%. */
+#define Q8_WARPS 16             /* warps a block */
+#define Q8_SMEM (200 * 1024)    /* shared memory a block may take */
 
 static __device__ __forceinline__ void prefetch_l2(const void *p)
 {
@@ -131,7 +136,7 @@ static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const
 }
 
 template <class F, int G, int RPW, int NB, bool SWI>
-__global__ void __launch_bounds__(Q8_WARPS * WARP, 2)
+__global__ void __launch_bounds__(Q8_WARPS * WARP, 1)
 gemv_q8(const uint8_t *__restrict__ wdata,     /* (rows, cols * BITS / 8) codes */
 	const uint16_t *__restrict__ scales,    /* (rows, cols/G) bf16 */
 	const uint16_t *__restrict__ biases,    /* (rows, cols/G) bf16 (affine) */
@@ -366,7 +371,7 @@ static int launch(const tf_weight *w, const q8_src &src, int n, float *y, int64_
 	/* two rows a warp where that still gives every multiprocessor a tile */
 	const int rpw = swi || rows >= tf_cuda_sms() * Q8_WARPS * 2 ? 2 : 1, per = swi ? 1 : rpw;
 	const int trows = swi ? rows / 2 : rows, tiles = (trows + Q8_WARPS * per - 1) / (Q8_WARPS * per);
-	const int grid = tiles < tf_cuda_sms() * 2 ? tiles : tf_cuda_sms() * 2;
+	const int grid = tiles < tf_cuda_sms() ? tiles : tf_cuda_sms();
 	CUDA_CHECK(launch_k(pick(w, rpw, swi, nb, &nbmax), dim3(grid), dim3(Q8_WARPS * WARP),
 			    (size_t)smem_for(nb, cols), (const uint8_t *)w->data, (const uint16_t *)w->scales,
 			    (const uint16_t *)w->biases, rows, cols, src, n, y, ldy, epi == TF_Q8_ACC));

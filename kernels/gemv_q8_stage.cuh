@@ -43,6 +43,13 @@ static __device__ __forceinline__ uint32_t q8_quad(float4 v, float *d, float *su
 	       (uint32_t)(uint8_t)__float2int_rn(v.z * inv) << 16 | (uint32_t)(uint8_t)__float2int_rn(v.w * inv) << 24;
 }
 
+/* x sigmoid(x) with the approximate exp and division (0 where exp(-x)
+ * overflows, the limit) */
+static __device__ __forceinline__ float silu_fast(float x)
+{
+	return __fdividef(x, 1.0f + __expf(-x));
+}
+
 static __device__ __forceinline__ float4 ld4(const float *p)
 {
 	return *(const float4 *)p;
@@ -93,7 +100,7 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 					const float4 v = ld4(xr + 4 * qd);
 					a += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
 				}
-				inv = 1.0f / sqrtf(block_sum(a, red) / (float)cols + s.eps);
+				inv = rsqrtf(block_sum(a, red) / (float)cols + s.eps);
 			}
 			/* whole warps in every trip (the shuffles below): quads is a
 			 * multiple of 8 and of d/4, so a lane's partners are all in
@@ -113,14 +120,19 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 					float a = v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
 					for (int o = 1; o < s.d / 4; o <<= 1)
 						a += __shfl_xor_sync(0xffffffff, a, o);
-					const float hi = 1.0f / sqrtf(a / (float)s.d + s.eps);
+					/* the hardware's approximate 1/sqrt and exp: every block
+					 * makes these values again, the int8 form keeps about
+					 * 2^-8 of them, and the IEEE forms cost some twenty
+					 * instructions each */
+					const float hi = rsqrtf(a / (float)s.d + s.eps);
 					const int c = 4 * qd % s.d;
 					float4 z = make_float4(0, 0, 0, 0);
 					if (in && live)     /* any alignment: the gates sit inside a wider row */
 						z = make_float4(zr[4 * qd], zr[4 * qd + 1], zr[4 * qd + 2], zr[4 * qd + 3]);
 					if (live)
-						v = make_float4(v.x * hi * s.w[c] * silu(z.x), v.y * hi * s.w[c + 1] * silu(z.y),
-								v.z * hi * s.w[c + 2] * silu(z.z), v.w * hi * s.w[c + 3] * silu(z.w));
+						v = make_float4(v.x * hi * s.w[c] * silu_fast(z.x), v.y * hi * s.w[c + 1] * silu_fast(z.y),
+								v.z * hi * s.w[c + 2] * silu_fast(z.z),
+								v.w * hi * s.w[c + 3] * silu_fast(z.w));
 				}
 				float dq, sq;
 				const uint32_t q4 = q8_quad(v, &dq, &sq);
