@@ -4,13 +4,22 @@
  * max m, running sum l, running weighted values in registers, D/32 a lane),
  * so any context length runs in fixed memory; the four partial states are
  * merged in warp order. Keys and values are read once per (token, head) as
- * whole 128-byte lines (lane-strided floats of a row).
+ * whole 128-byte lines (lane-strided floats of a row). That suits decode
+ * windows; a prompt pass of hundreds of rows goes to attn_prompt.cu, which
+ * reads each cache tile once for a block of 64 rows, on the tensor cores.
  */
+#include <stdlib.h>
+
 #include "common.cuh"
 #include "attn.cuh"
+#include "attn_prompt.cuh"
 
 #define AW 4            /* warps a block */
 #define DMAX 512        /* head_dim the registers hold */
+/* passes of up to this many rows (decode steps and windows) stay here: their
+ * rows must be bit-identical whatever the window; longer ones (prompts) go to
+ * the tensor-core kernel of attn_prompt.cu where it takes the shape */
+#define WINDOW_ROWS 16
 
 __global__ void __launch_bounds__(AW * WARP)
 attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restrict__ kc, const float *__restrict__ vc,
@@ -77,6 +86,17 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 	}
 }
 
+/* TF_ATTN_PROMPT=0: prompt passes here too (for comparing) */
+static int prompt_kernel(void)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *e = getenv("TF_ATTN_PROMPT");
+		on = !(e && *e == '0');
+	}
+	return on;
+}
+
 int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
 		      int n, int Hq, int Hkv, int D, uint16_t *out)
 {
@@ -84,6 +104,8 @@ int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const f
 		return 0;
 	if (D % WARP || D > DMAX || Hq % Hkv)
 		return tf_err("attention with head_dim %d and %d/%d heads is not supported on the GPU", D, Hq, Hkv);
+	if (n > WINDOW_ROWS && tf_cuda_attn_prompt_takes(D, Hq, Hkv) && prompt_kernel())
+		return tf_cuda_attn_prompt(qg, qstride, kc, vc, pos, n, Hq, Hkv, D, out);
 	LAUNCH(attn_decode, n * Hq, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out);
 	LAUNCH_CHECK();
 	return 0;

@@ -42,32 +42,12 @@
 #include "common.cuh"
 #include "gemv.cuh"
 #include "gemv_q8.cuh"
+#include "mma.cuh"
 
 enum { K_BF16, K_AFF, K_SIGN };
 
 #define NMAX 16         /* input rows per launch */
 #define SMAX 8          /* split-K warps per block */
-
-/* 16 bytes global -> shared without registers (cp.async.cg: cached in L2
- * only, as streamed weights should be); zero-filled when !valid. The copies
- * complete in commit groups; a lane reads back only what it copied, so a
- * per-thread wait is enough (PTX ISA, "cp.async") */
-static __device__ __forceinline__ void cp_async16(void *smem, const void *gmem, bool valid)
-{
-	uint32_t s = (uint32_t)__cvta_generic_to_shared(smem);
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(s), "l"(gmem), "r"(valid ? 16 : 0));
-}
-
-static __device__ __forceinline__ void cp_commit(void)
-{
-	asm volatile("cp.async.commit_group;");
-}
-
-template <int N>
-static __device__ __forceinline__ void cp_wait(void)
-{
-	asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
-}
 
 template <int LUT>
 static __device__ __forceinline__ uint32_t lop3(uint32_t a, uint32_t b, uint32_t c)
@@ -93,15 +73,6 @@ static __device__ __forceinline__ uint32_t bfma2(uint32_t a, uint32_t b, uint32_
 #define BF_M128_2       0xc300c300u     /* bf16 (-128, -128) */
 #define BF_MAGIC2       0x43004300u     /* bf16 (128, 128): a code q in the low
 					   mantissa bits reads as 128 + q, q < 128 */
-
-static __device__ __forceinline__ void mma_bf16(float *c, uint32_t a0, uint32_t a1, uint32_t a2,
-						 uint32_t a3, uint32_t b0, uint32_t b1)
-{
-	asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-	    "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-	    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-	    : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
 
 /* shape of one unit: UNIT columns of a row per lane, NV 16-byte vectors,
  * taken in sub-blocks of 32 columns (WPS words a sub-block); pair p of a

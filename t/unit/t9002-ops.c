@@ -14,6 +14,7 @@ int main(void)
 #else
 #include "act.cuh"
 #include "attn.cuh"
+#include "attn_prompt.cuh"
 #include "conv.cuh"
 #include "embed.cuh"
 #include "gdn.cuh"
@@ -200,6 +201,112 @@ static void test_attention(void)
 		   kc[(pos + n) * row] == 0, "kv append writes rows pos .. pos+n-1 and nothing else");
 		free(k); free(v); free(kc); free(vc);
 		tf_cuda_free(dk); tf_cuda_free(dv); tf_cuda_free(dkc); tf_cuda_free(dvc); tf_cuda_free(dp);
+	}
+}
+
+/* the parts of on split values past the planes follow the planes (xf, their
+ * hi + lo): each 32-column sum within 1e-6 of the sum of magnitudes, and the
+ * int8 form within a code and 1e-4 of a scale (put_split makes it from the
+ * f32 value, not from hi + lo) */
+static int split_tail_ok(const char *what, uint16_t *planes, const float *xf, int64_t on)
+{
+	int64_t bad = 0;
+
+	for (int64_t k = 0; k < on / 32; k++) {
+		const float *x = xf + 32 * k;
+		double a = 0, m = 0;
+		int8_t q[32];
+		float sc;
+		for (int j = 0; j < 32; j++) {
+			a += x[j];
+			m += fabs(x[j]);
+		}
+		q8_block(x, q, &sc);
+		int off = !(fabs(split_sums(planes, on)[k] - a) <= 1e-6 * m) ||
+			  !(fabsf(split_scales(planes, on)[k] - sc) <= 1e-4f * sc);      /* NaN too */
+		for (int j = 0; j < 32; j++)
+			off |= abs(split_q8(planes, on)[32 * k + j] - q[j]) > 1;
+		if (off && bad++ < 5)
+			diag("%s: block %lld of 32: sum %.9g (want %.9g), scale %.9g (want %.9g)", what, (long long)k,
+			     split_sums(planes, on)[k], a, split_scales(planes, on)[k], sc);
+	}
+	return !bad;
+}
+
+/*
+ * Passes of more than 16 rows (prompts) run attn_prompt.cu's tensor-core
+ * kernel where it takes D, attn_decode elsewhere (D 32 and 96 here).
+ *
+ * Tolerance. The kernel splits each f32 operand into bf16 hi + lo
+ * (|x - hi - lo| <= 2^-16 |x|) and sums three products a term, hi hi +
+ * hi lo + lo hi, leaving out lo lo (<= 2^-16 of the term): each term of a
+ * score q.k or of an output sum p v is off by at most 3 2^-16 relative, in
+ * random directions, and the f32 sums add a few 2^-24. With unit-variance
+ * inputs a score (about 1 after the scale) is then off by about 2^-16, and
+ * so is each weight p relative to itself and the output: NMSE near 2^-32,
+ * 2e-11 to 8e-11 measured in a CPU emulation of the kernel's tiling and
+ * arithmetic. The bound 1e-9 (the CUDA-core kernel's, above) holds that
+ * with a margin of ten; bf16 operands alone (2^-8 a term) measured 7e-6
+ * there, and leaving out either cross term (the lo half of K and V lost)
+ * 5e-6. A wrong element (an index or the mask) is an O(1) error against the
+ * max-abs bound 1e-3 (measured: 3e-5 at most).
+ *
+ * A row's result does not depend on the other rows of its pass
+ * (attn_prompt.cuh), so each row alone at its own position must give it bit
+ * for bit: that also shows the pass took the prompt kernel. Cache rows past
+ * the pass are NaN: a read of one shows.
+ */
+static void test_attention_prompt(void)
+{
+	static const int cfg[][5] = { /* pos0, n, Hq/Hkv, D, Hkv */
+		{ 0, 17, 1, 64, 2 }, { 30, 17, 6, 256, 1 }, { 0, 64, 4, 256, 1 }, { 14, 64, 1, 128, 2 },
+		{ 0, 100, 6, 128, 1 }, { 30, 100, 2, 64, 2 }, { 0, 257, 2, 64, 2 }, { 0, 257, 4, 256, 2 },
+		{ 1000, 257, 6, 256, 1 }, { 3, 257, 1, 128, 1 }, { 4096, 33, 4, 128, 1 },
+		{ 62, 100, 4, 256, 4 },         /* Qwen3.5 9B's heads */
+		{ 7, 64, 6, 256, 4 },           /* 27B's */
+		{ 5, 40, 2, 32, 2 }, { 0, 100, 4, 96, 1 },     /* head_dims left to attn_decode */
+	};
+	for (unsigned c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+		int64_t pos0 = cfg[c][0];
+		int n = cfg[c][1], Hkv = cfg[c][4], Hq = Hkv * cfg[c][2], D = cfg[c][3];
+		int flash = tf_cuda_attn_prompt_takes(D, Hq, Hkv);
+		int64_t T = 2LL * (Hq + Hkv) * D;      /* the model's token stride: q and gate, k, v */
+		int64_t cap = pos0 + n + 8, kv = cap * Hkv * D, qn = n * T, on = (int64_t)n * Hq * D, hd = (int64_t)Hq * D;
+		float *qg = fresh(qn, 1), *kc = fresh(kv, 1), *vc = fresh(kv, 1), *want = malloc(4 * on), *got = malloc(4 * on);
+		float *qd = malloc(4 * (int64_t)n * 2 * hd);
+		uint16_t *g16 = malloc(split_bytes(on)), *one16 = malloc(4 * on), *d16 = tf_cuda_alloc(split_bytes(on), "test");
+		uint16_t *d1 = tf_cuda_alloc(split_bytes(hd), "test");
+		char what[96];
+
+		for (int64_t i = (pos0 + n) * Hkv * D; i < kv; i++)
+			kc[i] = vc[i] = NAN;
+		for (int t = 0; t < n; t++)
+			memcpy(qd + t * 2 * hd, qg + t * T, 8 * hd);
+		float *dq = dev_f32(qg, qn), *dk = dev_f32(kc, kv), *dv = dev_f32(vc, kv);
+		int64_t *dp = dev_copy(&pos0, 8);
+
+		snprintf(what, sizeof what, "%s attention pos %lld, %d rows, %d/%d heads, D %d",
+			 flash ? "prompt" : "fallback", (long long)pos0, n, Hq, Hkv, D);
+		attn_ref(qd, kc, vc, pos0, n, Hq, Hkv, D, want);
+		dev_poison(d16, split_bytes(on));
+		DIE_IF(tf_cuda_attention(dq, T, dk, dv, dp, n, Hq, Hkv, D, d16));
+		dev_get(g16, d16, split_bytes(on));
+		join_split(g16, on, got);
+		ok(close_enough(what, got, want, on, D, 1e-9, 1e-3), "%s matches a float64 reference", what);
+		ok(split_tail_ok(what, g16, got, on), "%s: sums and int8 form follow the planes", what);
+		for (int t = 0; t < n; t++) {
+			int64_t p = pos0 + t;
+			DIE_IF(tf_cuda_upload(dp, &p, 8));
+			if (flash)
+				DIE_IF(tf_cuda_attn_prompt(dq + t * T, T, dk, dv, dp, 1, Hq, Hkv, D, d1));
+			else
+				DIE_IF(tf_cuda_attention(dq + t * T, T, dk, dv, dp, 1, Hq, Hkv, D, d1));
+			dev_get(one16 + t * hd, d1, 2 * hd);
+			dev_get(one16 + on + t * hd, d1 + hd, 2 * hd);
+		}
+		ok(!memcmp(one16, g16, 4 * on), "%s: rows alone equal the pass", what);
+		free(qg); free(kc); free(vc); free(want); free(got); free(qd); free(g16); free(one16);
+		tf_cuda_free(d16); tf_cuda_free(d1); tf_cuda_free(dq); tf_cuda_free(dk); tf_cuda_free(dv); tf_cuda_free(dp);
 	}
 }
 
@@ -504,11 +611,13 @@ static void test_embed_gemm(void)
 
 int main(void)
 {
+	unsetenv("TF_ATTN_PROMPT");     /* the prompt kernel is what the prompt tests test */
 	cuda_or_skip();
 	test_rmsnorm();
 	test_gated_norm();
 	test_rope();
 	test_attention();
+	test_attention_prompt();
 	test_conv();
 	test_gdn(2, 4, 32, 32, 5);
 	test_gdn(2, 4, 64, 64, 3);
