@@ -150,6 +150,23 @@ static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, 
 	}
 }
 
+/*
+ * c (16x8 f32) += a (16x16 bf16) b (16x8 bf16) on the tensor cores (PTX ISA,
+ * "Matrix Fragments for mma.m16n8k16", .bf16). Lane 4*g + t holds A rows g
+ * and g+8 at k-slots {2t, 2t+1} (a0: row g, a1: row g+8) and {2t+8, 2t+9}
+ * (a2, a3), B column g at k-slots {2t, 2t+1} (b0) and {2t+8, 2t+9} (b1),
+ * and C rows g (c[0], c[1]) and g+8 (c[2], c[3]) at columns 2t, 2t+1; the
+ * lower k-slot or column of a pair in the low 16 bits.
+ */
+static __device__ __forceinline__ void mma_bf16(float *c, uint32_t a0, uint32_t a1, uint32_t a2,
+						 uint32_t a3, uint32_t b0, uint32_t b1)
+{
+	asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+	    "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+	    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+	    : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
 static __device__ __forceinline__ float half2f(uint16_t h)
 {
 	return __half2float(__ushort_as_half(h));

@@ -94,15 +94,6 @@ static __device__ __forceinline__ uint32_t bfma2(uint32_t a, uint32_t b, uint32_
 #define BF_MAGIC2       0x43004300u     /* bf16 (128, 128): a code q in the low
 					   mantissa bits reads as 128 + q, q < 128 */
 
-static __device__ __forceinline__ void mma_bf16(float *c, uint32_t a0, uint32_t a1, uint32_t a2,
-						 uint32_t a3, uint32_t b0, uint32_t b1)
-{
-	asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-	    "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-	    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-	    : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
 /* shape of one unit: UNIT columns of a row per lane, NV 16-byte vectors,
  * taken in sub-blocks of 32 columns (WPS words a sub-block); pair p of a
  * sub-block holds columns (lo, lo + PD) with lo = 2*PD*(p / PD) + p % PD */
