@@ -6,6 +6,7 @@
 #include <cublasLt.h>
 
 #include "common.cuh"
+#include "gdn_chunk.cuh"
 #include "gemv.cuh"
 #include "runtime.cuh"
 
@@ -76,7 +77,7 @@ int tf_cuda_init(void)
 	info.mem_total = p.totalGlobalMem;
 	info.l2_bytes = p.l2CacheSize;
 	CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-	if (tf_cuda_gemv_setup() < 0)
+	if (tf_cuda_gemv_setup() < 0 || tf_cuda_gdn_chunk_setup() < 0)
 		return -1;
 	dev_ready = 1;
 	return 0;
