@@ -78,6 +78,18 @@ static int fuse(void)
 	return on;
 }
 
+/* TF_CUDA_GDN_CHUNK=0: prompt passes run the delta rule token by token, as
+ * decode windows do (for comparison) */
+static int gdn_chunks(void)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *e = getenv("TF_CUDA_GDN_CHUNK");
+		on = !(e && *e == '0');
+	}
+	return on;
+}
+
 /* whether every part of a fused product takes the int8-input kernel, so a
  * decode step can hand it f32 rows and let it make its own inputs (the
  * norm in the same launch) */
@@ -177,7 +189,7 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 	// of 64 on the tensor cores for a prompt pass of more than a window,
 	// token by token for a decode window, whose rows must not depend on
 	// the window size
-	if (prompt && n > GPU_WINDOW)
+	if (prompt && n > GPU_WINDOW && gdn_chunks())
 		TRY(tf_cuda_gdn_chunk(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
 	else
 		TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
