@@ -7,6 +7,7 @@
 
 #include "attn_prompt.cuh"
 #include "common.cuh"
+#include "gdn_chunk.cuh"
 #include "gemv.cuh"
 #include "runtime.cuh"
 
@@ -77,7 +78,7 @@ int tf_cuda_init(void)
 	info.mem_total = p.totalGlobalMem;
 	info.l2_bytes = p.l2CacheSize;
 	CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-	if (tf_cuda_gemv_setup() < 0 || tf_cuda_attn_prompt_setup() < 0)
+	if (tf_cuda_gemv_setup() < 0 || tf_cuda_attn_prompt_setup() < 0 || tf_cuda_gdn_chunk_setup() < 0)
 		return -1;
 	dev_ready = 1;
 	return 0;

@@ -30,5 +30,11 @@ int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_l
 /* the mixers, each writing out (n, H) from the normed input u (n, H) */
 void tf_attention(tf_state *st, int layer, const float *u, int64_t n, float *out);
 void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, float *out, int chunked);
+/* the delta rule alone (spec 3.6 step 7) for n tokens: qkv (n, conv_dim)
+ * after the conv, q and k normalized; beta, g (n, Hv); state S (Hv, Dk, Dv)
+ * updated; o (n, Hv, Dv). chunked: in chunks of 64 (spec 3.7), the same up
+ * to float rounding */
+void tf_gdn_rule(const tf_config *c, const float *qkv, const float *beta, const float *g, float *S, int64_t n,
+		 float *o, int chunked);
 
 #endif

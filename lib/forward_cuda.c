@@ -33,6 +33,7 @@ int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
 #include "gemv.cuh"
 #include "gemv_q8.cuh"
 #include "gdn.cuh"
+#include "gdn_chunk.cuh"
 #include "gdn_in.cuh"
 #include "gpu_impl.h"
 #include "norm.cuh"
@@ -72,6 +73,18 @@ static int fuse(void)
 	static int on = -1;
 	if (on < 0) {
 		const char *e = getenv("TF_CUDA_FUSE");
+		on = !(e && *e == '0');
+	}
+	return on;
+}
+
+/* TF_CUDA_GDN_CHUNK=0: prompt passes run the delta rule token by token, as
+ * decode windows do (for comparison) */
+static int gdn_chunks(void)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *e = getenv("TF_CUDA_GDN_CHUNK");
 		on = !(e && *e == '0');
 	}
 	return on;
@@ -172,8 +185,14 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 		TRY(tf_cuda_conv(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv));
 		TRY(tf_cuda_gdn_prep(g->qkv, b, a, T, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
 	}
-	// the delta rule per value head (updates the recurrent state)
-	TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
+	// the delta rule per value head (updates the recurrent state): in chunks
+	// of 64 on the tensor cores for a prompt pass of more than a window,
+	// token by token for a decode window, whose rows must not depend on
+	// the window size
+	if (prompt && n > GPU_WINDOW && gdn_chunks())
+		TRY(tf_cuda_gdn_chunk(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
+	else
+		TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
 	// gated RMSNorm: norm(o) * w * silu(z), per value head; the output
 	// projection of it added into the residual stream
 	if (!prompt && fuse() && tf_cuda_gemv_q8_takes(&l->out_proj) && tf_cuda_gemv_q8_gnorm_takes(Dv, (int64_t)Hv * Dv)) {

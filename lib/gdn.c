@@ -184,6 +184,14 @@ static void chunked(void *ctx, int64_t b, int64_t e)
 	free(W);
 }
 
+void tf_gdn_rule(const tf_config *c, const float *qkv, const float *beta, const float *g, float *S, int64_t n,
+		 float *o, int use_chunks)
+{
+	struct gdn_job j = { c, qkv, beta, g, S, o, n };
+
+	tf_parallel(c->lin_v_heads, use_chunks && n > 1 ? chunked : recurrent, &j);
+}
+
 void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, float *out, int use_chunks)
 {
 	const tf_model *m = st->m;
@@ -222,8 +230,7 @@ void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, float *out,
 		}
 
 	// the delta rule per value head
-	struct gdn_job j = { c, qkv, beta, g, st->S[layer], o, n };
-	tf_parallel(Hv, use_chunks && n > 1 ? chunked : recurrent, &j);
+	tf_gdn_rule(c, qkv, beta, g, st->S[layer], n, o, use_chunks);
 
 	// gated RMSNorm: norm(o) * w * silu(z), per value head
 	for (int64_t t = 0; t < n; t++)

@@ -10,7 +10,8 @@
  * Step and window calls (up to 16 rows, no TF_FWD_CHUNKED) go through the
  * row-independent decode kernels and are replayed from CUDA graphs, so a
  * position's logits are bit-identical alone or in a window. Prompt calls
- * (TF_FWD_CHUNKED, more than 16 rows) use cuBLASLt GEMMs.
+ * (TF_FWD_CHUNKED, more than 16 rows) use cuBLASLt GEMMs and the delta
+ * rule in chunks of 64 on the tensor cores.
  *
  * Without a CUDA build every function fails with "built without CUDA".
  */

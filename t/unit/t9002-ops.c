@@ -18,6 +18,7 @@ int main(void)
 #include "conv.cuh"
 #include "embed.cuh"
 #include "gdn.cuh"
+#include "gdn_chunk.cuh"
 #include "gdn_in.cuh"
 #include "gemm.cuh"
 #include "norm.cuh"
@@ -408,6 +409,99 @@ static void test_gdn(int Hk, int Hv, int Dk, int Dv, int n)
 	tf_cuda_free(dq); tf_cuda_free(db); tf_cuda_free(da); tf_cuda_free(dA); tf_cuda_free(dd); tf_cuda_free(dS); tf_cuda_free(dO);
 }
 
+/* the largest magnitude of n floats */
+static double max_abs(const float *x, int64_t n)
+{
+	double m = 0;
+
+	for (int64_t i = 0; i < n; i++)
+		if (fabs(x[i]) > m)
+			m = fabs(x[i]);
+	return m;
+}
+
+/*
+ * The chunked delta rule of prompt passes against a float64 recurrence run
+ * on the inputs the kernel sees (prep's q, k, beta and g, downloaded), from
+ * a nonzero state: outputs and final state, once in one call and once in
+ * two calls that split the tokens off a chunk boundary (the state carried
+ * between them, as prompt slices carry it). Gates as a model makes them:
+ * A_log in [-5, 1), so some heads forget within a token and some keep their
+ * state over several chunks.
+ *
+ * Tolerance: the kernel's products see operands rounded to 16 significant
+ * bits (bf16 hi + lo, 2^-17 relative) with f32 accumulation. Run in C with
+ * the same steps and roundings (t/helper/gdn-chunk-model), inputs like these
+ * land within 2e-5 of the largest float64 value with NMSE near 1e-10 (4e-5
+ * and 3e-10 when a chunk's keys are nearly parallel); the f32 CPU forms
+ * within 2e-6. Max error 1e-4 of the largest value and NMSE 1e-9 leave room
+ * for the tensor cores' own summation order, while a wrong index, mask or
+ * decay (errors the size of the values) or a dropped lo term (bf16 operands
+ * alone: 4e-3 to 7e-3) fails.
+ */
+static void test_gdn_chunk(int Hk, int Hv, int Dk, int Dv, int n)
+{
+	int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * Dv, ld = Hv + 3, sn = (int64_t)Hv * Dk * Dv;
+	int64_t on = (int64_t)n * Hv * Dv;
+	float *qkv = fresh(n * C, 1), *b = fresh(n * ld, 2), *a = fresh(n * ld, 1), *Al = malloc(4 * Hv), *dt = fresh(Hv, 1);
+	float *S0 = fresh(sn, 0.1f), *want = malloc(4 * on), *Sw = malloc(4 * sn), *got = malloc(4 * on), *Sg = malloc(4 * sn);
+	double *Sd = malloc(8 * sn);
+	char what[96];
+
+	snprintf(what, sizeof what, "chunked Gated DeltaNet Hk %d Hv %d Dk %d Dv %d, %d tokens", Hk, Hv, Dk, Dv, n);
+	for (int h = 0; h < Hv; h++)
+		Al[h] = 3 * rng_unit() - 2;
+	float *dq = dev_f32(qkv, n * C), *db = dev_f32(b, n * ld), *da = dev_f32(a, n * ld), *dA = dev_f32(Al, Hv);
+	float *dd = dev_f32(dt, Hv), *dS = dev_f32(S0, sn), *dO = dev_zero(on);
+	DIE_IF(tf_cuda_gdn_prep(dq, db, da, ld, dA, dd, n, Hk, Hv, Dk, Dv));
+	dev_get(qkv, dq, 4 * n * C);
+	dev_get(b, db, 4 * n * ld);
+	dev_get(a, da, 4 * n * ld);
+
+	/* float64 reference on the prepped values */
+	for (int64_t i = 0; i < sn; i++)
+		Sd[i] = S0[i];
+	for (int t = 0; t < n; t++)
+		for (int h = 0; h < Hv; h++) {
+			const float *q = qkv + t * C + (h / (Hv / Hk)) * Dk, *k = q + kd, *v = qkv + t * C + 2 * kd + (int64_t)h * Dv;
+			double alpha = exp((double)a[t * ld + h]), beta = b[t * ld + h], *Sh = Sd + (int64_t)h * Dk * Dv;
+			for (int j = 0; j < Dv; j++) {
+				double mv = 0, op = 0;
+				for (int i = 0; i < Dk; i++)
+					mv += (Sh[i * Dv + j] *= alpha) * k[i];
+				double d = beta * (v[j] - mv);
+				for (int i = 0; i < Dk; i++)
+					op += (Sh[i * Dv + j] += k[i] * d) * q[i];
+				want[((int64_t)t * Hv + h) * Dv + j] = (float)op;
+			}
+		}
+	for (int64_t i = 0; i < sn; i++)
+		Sw[i] = (float)Sd[i];
+	double om = max_abs(want, on), sm = max_abs(Sw, sn);
+
+	dev_poison(dO, 4 * on);
+	DIE_IF(tf_cuda_gdn_chunk(dq, db, da, ld, dS, n, Hk, Hv, Dk, Dv, dO));
+	dev_get(got, dO, 4 * on);
+	dev_get(Sg, dS, 4 * sn);
+	ok(close_enough(what, got, want, on, Dv, 1e-9, 1e-4 * om), "%s: outputs match a float64 recurrence", what);
+	ok(close_enough(what, Sg, Sw, sn, Dv, 1e-9, 1e-4 * sm), "%s: final state matches", what);
+
+	/* in two calls, the first ending inside a chunk */
+	int n1 = n / 2 + 1, n2 = n - n1;
+	DIE_IF(tf_cuda_upload(dS, S0, 4 * sn));
+	dev_poison(dO, 4 * on);
+	DIE_IF(tf_cuda_gdn_chunk(dq, db, da, ld, dS, n1, Hk, Hv, Dk, Dv, dO));
+	DIE_IF(tf_cuda_gdn_chunk(dq + n1 * C, db + n1 * ld, da + n1 * ld, ld, dS, n2, Hk, Hv, Dk, Dv,
+				 dO + (int64_t)n1 * Hv * Dv));
+	dev_get(got, dO, 4 * on);
+	dev_get(Sg, dS, 4 * sn);
+	ok(close_enough(what, got, want, on, Dv, 1e-9, 1e-4 * om) && close_enough(what, Sg, Sw, sn, Dv, 1e-9, 1e-4 * sm),
+	   "%s: %d then %d tokens, the state carried between the calls, match too", what, n1, n2);
+	free(qkv); free(b); free(a); free(Al); free(dt); free(S0); free(want); free(Sw); free(got); free(Sg); free(Sd);
+	tf_cuda_free(dq); tf_cuda_free(db); tf_cuda_free(da); tf_cuda_free(dA); tf_cuda_free(dd); tf_cuda_free(dS);
+	tf_cuda_free(dO);
+}
+
 /* the fused attention inputs of a decode step against the three kernels */
 static void test_attn_prep(void)
 {
@@ -623,6 +717,15 @@ int main(void)
 	test_gdn(2, 4, 64, 64, 3);
 	test_gdn(16, 32, 128, 128, 17);
 	test_gdn(16, 48, 128, 128, 1);
+	diag("the chunked kernel takes 64 columns a block where Hv * Dv / 32 > %d multiprocessors", tf_cuda_device()->sms);
+	static const int lens[] = { 17, 64, 65, 130, 300 };
+	for (unsigned i = 0; i < sizeof lens / sizeof *lens; i++) {
+		test_gdn_chunk(2, 4, 32, 32, lens[i]);          /* tiny-q35 */
+		test_gdn_chunk(2, 4, 64, 64, lens[i]);          /* shakespeare-q35 */
+		test_gdn_chunk(16, 16, 128, 128, lens[i]);      /* value/key heads 1 (0.8B) */
+		test_gdn_chunk(16, 32, 128, 128, lens[i]);      /* 2 (9B) */
+		test_gdn_chunk(16, 48, 128, 128, lens[i]);      /* 3 (27B) */
+	}
 	test_attn_prep();
 	test_gdn_in(2, 4, 32, 32, 5, 4);
 	test_gdn_in(2, 4, 64, 64, 3, 2);

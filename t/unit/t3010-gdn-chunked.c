@@ -1,0 +1,149 @@
+/*
+ * t3010-gdn-chunked: the CPU delta rule in chunks of 64 (prompt mode, spec
+ * 3.7) against the same rule token by token and against a float64
+ * recurrence, on realistic gates (exp(g) in (0, 1), beta in (0, 1), q and k
+ * L2-normed as tf_deltanet leaves them) from a nonzero state, for lengths
+ * around the chunk size and value/key head ratios 1, 2 and 3: the outputs
+ * and the final state.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "forward.h"
+#include "ops.h"
+#include "tap.h"
+
+static uint64_t st = 0x2545f4914f6cdd1dull;
+
+static double unit(void)        /* [0, 1) */
+{
+	st ^= st << 13;
+	st ^= st >> 7;
+	st ^= st << 17;
+	return (st >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static float gauss(void)        /* roughly normal, sd 1 */
+{
+	return (float)((unit() + unit() + unit() - 1.5) * 2.0);
+}
+
+/* the inputs of the rule as tf_deltanet makes them: qkv (n, conv_dim) with
+ * q (times 1/sqrt(Dk)) and k L2-normed per key head, beta = sigmoid(b),
+ * g = -exp(A_log) softplus(a + dt_bias) with A_log in [-5, 1): per-token
+ * decays from near 1 to near 0 */
+static void inputs(const tf_config *c, int64_t n, float *qkv, float *beta, float *g)
+{
+	int Dk = c->lin_k_dim, Hk = c->lin_k_heads, Hv = c->lin_v_heads;
+	int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * c->lin_v_dim;
+	float A_log[64], dt[64];
+
+	for (int h = 0; h < Hv; h++) {
+		A_log[h] = (float)(unit() * 6 - 5);
+		dt[h] = gauss();
+	}
+	for (int64_t i = 0; i < n * C; i++)
+		qkv[i] = gauss();
+	for (int64_t t = 0; t < n; t++)
+		for (int hh = 0; hh < 2 * Hk; hh++) {
+			float *x = qkv + t * C + hh * Dk, ss = 0;
+			float scale = hh < Hk ? 1.0f / sqrtf((float)Dk) : 1.0f;
+			for (int i = 0; i < Dk; i++)
+				ss += x[i] * x[i];
+			for (int i = 0; i < Dk; i++)
+				x[i] *= 1.0f / sqrtf(ss + 1e-6f) * scale;
+		}
+	for (int64_t i = 0; i < n * Hv; i++) {
+		beta[i] = tf_sigmoid(2 * gauss());
+		g[i] = -expf(A_log[i % Hv]) * tf_softplus(gauss() + dt[i % Hv]);
+	}
+}
+
+/* the recurrence in float64 from the float inputs */
+static void reference(const tf_config *c, int64_t n, const float *qkv, const float *beta, const float *g,
+		      double *S, double *o)
+{
+	int Dk = c->lin_k_dim, Dv = c->lin_v_dim, Hk = c->lin_k_heads, Hv = c->lin_v_heads;
+	int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * Dv;
+
+	for (int64_t t = 0; t < n; t++)
+		for (int h = 0; h < Hv; h++) {
+			const float *q = qkv + t * C + (h / (Hv / Hk)) * Dk, *k = q + kd;
+			const float *v = qkv + t * C + 2 * kd + (int64_t)h * Dv;
+			double a = exp((double)g[t * Hv + h]), b = beta[t * Hv + h], *Sh = S + (int64_t)h * Dk * Dv;
+			for (int j = 0; j < Dv; j++) {
+				double mv = 0, op = 0;
+				for (int i = 0; i < Dk; i++)
+					mv += (Sh[i * Dv + j] *= a) * k[i];
+				double d = b * (v[j] - mv);
+				for (int i = 0; i < Dk; i++)
+					op += (Sh[i * Dv + j] += k[i] * d) * q[i];
+				o[(t * Hv + h) * Dv + j] = op;
+			}
+		}
+}
+
+/* max |got - want| over max |want| */
+static double rel_err(const float *got, const double *want, int64_t n)
+{
+	double md = 0, mw = 0;
+
+	for (int64_t i = 0; i < n; i++) {
+		double d = fabs(got[i] - want[i]);
+		if (!(d <= md))
+			md = d;         /* NaN sticks */
+		if (fabs(want[i]) > mw)
+			mw = fabs(want[i]);
+	}
+	return mw > 0 ? md / mw : md;
+}
+
+static void check(int Hk, int Hv, int D, int64_t n)
+{
+	tf_config c = { .lin_k_heads = Hk, .lin_v_heads = Hv, .lin_k_dim = D, .lin_v_dim = D };
+	int64_t C = 2LL * Hk * D + (int64_t)Hv * D, sn = (int64_t)Hv * D * D, on = n * Hv * D;
+	float *qkv = malloc(4 * n * C), *beta = malloc(4 * n * Hv), *g = malloc(4 * n * Hv);
+	float *S0 = malloc(4 * sn), *Sr = malloc(4 * sn), *Sc = malloc(4 * sn), *orr = malloc(4 * on), *oc = malloc(4 * on);
+	double *Sd = malloc(8 * sn), *od = malloc(8 * on);
+	char what[80];
+
+	snprintf(what, sizeof what, "Hk %d Hv %d D %d, %lld tokens", Hk, Hv, D, (long long)n);
+	inputs(&c, n, qkv, beta, g);
+	for (int64_t i = 0; i < sn; i++) {
+		S0[i] = 0.1f * gauss();
+		Sd[i] = S0[i];
+	}
+	memcpy(Sr, S0, 4 * sn);
+	memcpy(Sc, S0, 4 * sn);
+	reference(&c, n, qkv, beta, g, Sd, od);
+	tf_gdn_rule(&c, qkv, beta, g, Sr, n, orr, 0);
+	tf_gdn_rule(&c, qkv, beta, g, Sc, n, oc, 1);
+
+	/* float rounding only: both forms sum a few hundred products of
+	 * magnitude <= 1 per value, and exp of sums of g (the chunked form's
+	 * decays exp(gam_i - gam_j)) carry |gam| * 2^-24 relative, so a few
+	 * 1e-6 of the largest value; 1e-5 leaves room without hiding a wrong
+	 * index, which moves values by their own size */
+	double er = rel_err(orr, od, on), ec = rel_err(oc, od, on);
+	double sr = rel_err(Sr, Sd, sn), sc = rel_err(Sc, Sd, sn);
+	diag("%s: outputs %.3g (token by token) %.3g (chunked), state %.3g %.3g", what, er, ec, sr, sc);
+	ok(er <= 1e-5 && ec <= 1e-5, "%s: outputs within 1e-5 of float64", what);
+	ok(sr <= 1e-5 && sc <= 1e-5, "%s: final state within 1e-5 of float64", what);
+	free(qkv); free(beta); free(g); free(S0); free(Sr); free(Sc); free(orr); free(oc); free(Sd); free(od);
+}
+
+int main(void)
+{
+	static const int64_t lens[] = { 1, 63, 64, 65, 200 };
+
+	for (unsigned l = 0; l < sizeof lens / sizeof *lens; l++) {
+		check(2, 4, 32, lens[l]);       /* tiny-q35 */
+		check(2, 4, 64, lens[l]);       /* shakespeare-q35 */
+		check(2, 2, 128, lens[l]);      /* the 0.8B's ratio */
+		check(2, 4, 128, lens[l]);      /* the 9B's */
+		check(2, 6, 128, lens[l]);      /* the 27B's */
+	}
+	return done();
+}
