@@ -333,15 +333,18 @@ int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
 
 	TRY(tf_gpu_reserve(g, st->pos + 1));
 	if (s->temp > 0) {
-		*g->h_u = tf_sample_uniform(s);
-		TRY(tf_cuda_upload_async(g->u, g->h_u, 8));
+		/* the temperature goes through device memory with the uniform, so
+		 * a step captured at another temperature replays with this one */
+		*g->h_args = (tf_draw_args){ .u = tf_sample_uniform(s), .temp = s->temp,
+					     .top_p = s->top_p, .top_k = s->top_k };
+		TRY(tf_cuda_upload_async(g->args, g->h_args, sizeof *g->args));
 	}
 	TRY(stage(g, &id, 1, st->pos));
 	/* graph[0] is free (no window has 0 rows): the draw steps live there */
 	if (!*gr) {
 		TRY(tf_cuda_capture_begin());
 		if (layers(g, 1, 0) < 0 || head(g, 0, 1, 0) < 0 ||
-		    (s->temp > 0 ? tf_cuda_sample(g->logits, 1, V, s->temp, g->u, g->draw)
+		    (s->temp > 0 ? tf_cuda_sample(g->logits, 1, V, g->args, g->draw)
 				 : tf_cuda_argmax(g->logits, 1, V, g->draw)) < 0 ||
 		    tf_cuda_download_async(g->h_draw, g->draw, 4) < 0) {
 			return capture_abort();

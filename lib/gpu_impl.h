@@ -8,6 +8,7 @@
 
 #include "gpu.h"
 #include "runtime.cuh"
+#include "sample.cuh"
 
 #define GPU_WINDOW 16           /* rows of a decode step or window */
 #define GPU_PROMPT_SLICE 1024   /* prompt rows a pass takes */
@@ -58,11 +59,11 @@ struct tf_gpu_seq {
 	/* a pass's inputs, read on the device so captured steps replay them */
 	int32_t *ids;                   /* (rows) */
 	int64_t *pos;                   /* position of the pass's first row */
-	double *u;                      /* the uniform draw of a sampled step */
+	tf_draw_args *args;             /* a sampled step's uniform number and sampler */
 	int32_t *draw;                  /* the drawn id */
 	int32_t *h_ids;                 /* page-locked staging of the above */
 	int64_t *h_pos;
-	double *h_u;
+	tf_draw_args *h_args;
 	int32_t *h_draw;
 	float *h_logits;                /* (GPU_HEAD_BLOCK, V) */
 
