@@ -77,7 +77,9 @@ struct tf_gpu_seq {
 	float *gu;                      /* (rows, 2*I) MLP gate, then up */
 	float *logits;                  /* (GPU_HEAD_BLOCK, V) */
 
-	/* captured steps: [rows][0 no logits, 1 last row, 2 every row] */
+	/* captured steps: [rows][0 no logits, 1 last row, 2 every row]; no
+	 * window has 0 rows, so graph[0] holds the steps that draw on the
+	 * device: [0][0] top-k/top-p, [0][1] greedy, [0][2] temperature */
 	tf_cuda_graph *graph[GPU_WINDOW + 1][3];
 };
 

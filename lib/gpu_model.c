@@ -347,7 +347,7 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 	g->h_args = tf_cuda_host_alloc(sizeof *g->h_args);
 	g->h_draw = tf_cuda_host_alloc(4);
 	if (!g->ids || !g->pos || !g->args || !g->draw || !g->h_ids || !g->h_pos || !g->h_args || !g->h_draw ||
-	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW) < 0)
+	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW, c->vocab) < 0)
 		goto fail;
 	tf_gpu_seq_reset(g);
 	return g;

@@ -426,7 +426,7 @@ static void test_draws(void)
 	l[3 * (int64_t)V + 17] = l[3 * (int64_t)V + 200000] = 1e4f;  /* a tie: the first wins */
 	l[4 * (int64_t)V + V - 1] = 1e4f;                             /* the last id */
 	float *dl = dev_f32(l, (int64_t)n * V);
-	DIE_IF(tf_cuda_draw_reserve(n));
+	DIE_IF(tf_cuda_draw_reserve(n, V));
 	DIE_IF(tf_cuda_argmax(dl, n, V, dout));
 	dev_get(got, dout, 4 * n);
 	int same = 1;
