@@ -8,14 +8,27 @@
 extern "C" {
 #endif
 
-/* makes the draws' scratch room for n rows; call before capturing a step */
-int tf_cuda_draw_reserve(int n);
+/* what a sampled draw of one row takes, in device memory: the kernels read
+ * it when they run, so a captured draw replays with new values */
+typedef struct {
+	double u;               /* the uniform number in [0, 1) tf_sample takes */
+	float temp;             /* > 0 */
+	float top_p;            /* < 1: the fewest most likely ids reaching it */
+	int32_t top_k;          /* in (0, V): the k most likely ids */
+	int32_t pad;
+} tf_draw_args;
+
+/* makes the draws' scratch room for n rows of V; call before capturing a step */
+int tf_cuda_draw_reserve(int n, int V);
 /* out[r] = the first index of the largest of logits (n, V) row r */
 int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out);
-/* out[r] = a draw from softmax(row r / temp) by the inverse CDF at u[r] in
- * [0, 1) (u on the device): the first id whose running sum, in id order,
- * exceeds u times the total, as tf_sample does without top-k or top-p */
-int tf_cuda_sample(const float *logits, int n, int V, float temp, const double *u, int32_t *out);
+/* out[r] = a draw from softmax(row r / temp) by the inverse CDF at u (a[r]):
+ * the first id whose running sum, in id order, exceeds u times the total,
+ * as tf_sample does without top-k or top-p (a[r].top_k and top_p unread) */
+int tf_cuda_sample(const float *logits, int n, int V, const tf_draw_args *a, int32_t *out);
+/* out[r] = tf_sample's draw with a[r]'s top-k and top-p (at least one of
+ * them on): the same order (probability, then id), cuts and inverse CDF */
+int tf_cuda_sample_top(const float *logits, int n, int V, const tf_draw_args *a, int32_t *out);
 
 #ifdef __cplusplus
 }

@@ -342,26 +342,38 @@ int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, 
 	return 0;
 }
 
+/* the captured draw step a sampler takes (gpu_impl.h): 1 greedy, 2 plain
+ * temperature, 0 top-k/top-p, as tf_sample tells them apart */
+static int draw_kind(const tf_sampler *s, int V)
+{
+	if (s->temp <= 0)
+		return 1;
+	return (s->top_k > 0 && s->top_k < V) || s->top_p < 1 ? 0 : 2;
+}
+
 /* one decode step with the next id drawn on the device: only 4 bytes come
  * back instead of a row of logits */
 int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
 {
 	tf_gpu_seq *g = st->gpu;
-	tf_cuda_graph **gr = &g->graph[0][s->temp > 0 ? 2 : 1];
-	int V = g->m->c.vocab;
+	int V = g->m->c.vocab, kind = draw_kind(s, V);
+	tf_cuda_graph **gr = &g->graph[0][kind];
 
 	TRY(tf_gpu_reserve(g, st->pos + 1));
 	if (s->temp > 0) {
-		*g->h_u = tf_sample_uniform(s);
-		TRY(tf_cuda_upload_async(g->u, g->h_u, 8));
+		/* the sampler goes through device memory with the uniform, so a
+		 * step captured for other values replays with these */
+		*g->h_args = (tf_draw_args){ .u = tf_sample_uniform(s), .temp = s->temp,
+					     .top_p = s->top_p, .top_k = s->top_k };
+		TRY(tf_cuda_upload_async(g->args, g->h_args, sizeof *g->args));
 	}
 	TRY(stage(g, &id, 1, st->pos));
-	/* graph[0] is free (no window has 0 rows): the draw steps live there */
 	if (!*gr) {
 		TRY(tf_cuda_capture_begin());
 		if (layers(g, 1, 0) < 0 || head(g, 0, 1, 0) < 0 ||
-		    (s->temp > 0 ? tf_cuda_sample(g->logits, 1, V, s->temp, g->u, g->draw)
-				 : tf_cuda_argmax(g->logits, 1, V, g->draw)) < 0 ||
+		    (kind == 1 ? tf_cuda_argmax(g->logits, 1, V, g->draw)
+		     : kind == 2 ? tf_cuda_sample(g->logits, 1, V, g->args, g->draw)
+		     : tf_cuda_sample_top(g->logits, 1, V, g->args, g->draw)) < 0 ||
 		    tf_cuda_download_async(g->h_draw, g->draw, 4) < 0) {
 			return capture_abort();
 		}

@@ -51,8 +51,9 @@ int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, 
  * one input row, captured once): ms a sweep over reps replays, and the
  * bytes one sweep reads; the memory-bound part of a step without the rest */
 int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes);
-/* one decode step of id whose next id is drawn on the device: greedy, or at
- * s->temp without top-k/top-p (the one uniform draw comes from s) */
+/* one decode step of id whose next id is drawn on the device, the id
+ * tf_sample draws from the step's logits: greedy, or at s->temp with s's
+ * top-k and top-p (the one uniform draw comes from s) */
 int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "gpu.h"
 #include "runtime.cuh"
+#include "sample.cuh"
 
 #define GPU_WINDOW 16           /* rows of a decode step or window */
 #define GPU_PROMPT_SLICE 1024   /* prompt rows a pass takes */
@@ -58,11 +59,11 @@ struct tf_gpu_seq {
 	/* a pass's inputs, read on the device so captured steps replay them */
 	int32_t *ids;                   /* (rows) */
 	int64_t *pos;                   /* position of the pass's first row */
-	double *u;                      /* the uniform draw of a sampled step */
+	tf_draw_args *args;             /* a sampled step's uniform number and sampler */
 	int32_t *draw;                  /* the drawn id */
 	int32_t *h_ids;                 /* page-locked staging of the above */
 	int64_t *h_pos;
-	double *h_u;
+	tf_draw_args *h_args;
 	int32_t *h_draw;
 	float *h_logits;                /* (GPU_HEAD_BLOCK, V) */
 
@@ -76,7 +77,9 @@ struct tf_gpu_seq {
 	float *gu;                      /* (rows, 2*I) MLP gate, then up */
 	float *logits;                  /* (GPU_HEAD_BLOCK, V) */
 
-	/* captured steps: [rows][0 no logits, 1 last row, 2 every row] */
+	/* captured steps: [rows][0 no logits, 1 last row, 2 every row]; no
+	 * window has 0 rows, so graph[0] holds the steps that draw on the
+	 * device: [0][0] top-k/top-p, [0][1] greedy, [0][2] temperature */
 	tf_cuda_graph *graph[GPU_WINDOW + 1][3];
 };
 

@@ -340,14 +340,14 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 		}
 	g->ids = tf_cuda_alloc(4 * GPU_PROMPT_SLICE, "the step buffers");
 	g->pos = tf_cuda_alloc(8, "the step buffers");
-	g->u = tf_cuda_alloc(8, "the step buffers");
+	g->args = tf_cuda_alloc(sizeof *g->args, "the step buffers");
 	g->draw = tf_cuda_alloc(4, "the step buffers");
 	g->h_ids = tf_cuda_host_alloc(4 * GPU_PROMPT_SLICE);
 	g->h_pos = tf_cuda_host_alloc(8);
-	g->h_u = tf_cuda_host_alloc(8);
+	g->h_args = tf_cuda_host_alloc(sizeof *g->h_args);
 	g->h_draw = tf_cuda_host_alloc(4);
-	if (!g->ids || !g->pos || !g->u || !g->draw || !g->h_ids || !g->h_pos || !g->h_u || !g->h_draw ||
-	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW) < 0)
+	if (!g->ids || !g->pos || !g->args || !g->draw || !g->h_ids || !g->h_pos || !g->h_args || !g->h_draw ||
+	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW, c->vocab) < 0)
 		goto fail;
 	tf_gpu_seq_reset(g);
 	return g;
@@ -430,8 +430,8 @@ void tf_gpu_seq_free(tf_gpu_seq *g)
 		tf_cuda_free(g->S[i]);
 	}
 	free(g->k); free(g->v); free(g->conv); free(g->S);
-	tf_cuda_free(g->ids); tf_cuda_free(g->pos); tf_cuda_free(g->u); tf_cuda_free(g->draw);
-	tf_cuda_host_free(g->h_ids); tf_cuda_host_free(g->h_pos); tf_cuda_host_free(g->h_u);
+	tf_cuda_free(g->ids); tf_cuda_free(g->pos); tf_cuda_free(g->args); tf_cuda_free(g->draw);
+	tf_cuda_host_free(g->h_ids); tf_cuda_host_free(g->h_pos); tf_cuda_host_free(g->h_args);
 	tf_cuda_host_free(g->h_draw); tf_cuda_host_free(g->h_logits);
 	tf_cuda_free(g->x); tf_cuda_free(g->x16); tf_cuda_free(g->proj); tf_cuda_free(g->qkv);
 	tf_cuda_free(g->o); tf_cuda_free(g->gu); tf_cuda_free(g->logits);

@@ -96,6 +96,19 @@ static int is_eos(const tf_config *c, int id)
 	return 0;
 }
 
+/* TF_CUDA_DRAW=0: a GPU step copies its logits back and tf_sample draws on
+ * the host, as on the CPU (for checking the device's draws against it) */
+static int draw_on_device(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *e = getenv("TF_CUDA_DRAW");
+		on = !(e && *e == '0');
+	}
+	return on;
+}
+
 static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)
 {
 	int64_t V = st->m->c.vocab;
@@ -109,9 +122,9 @@ static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)
 	} else {
 		rc = tf_forward(st, s->ids, s->n, logits, TF_FWD_LAST | TF_FWD_CHUNKED);
 	}
-	/* on the GPU, greedy and plain temperature draws happen on the device:
-	 * a step brings back the next id instead of a row of logits */
-	int on_dev = st->gpu && smp.top_k <= 0 && smp.top_p >= 1;
+	/* on the GPU the next id is drawn on the device, the id tf_sample would
+	 * draw: a step brings back the id instead of a row of logits */
+	int on_dev = st->gpu && draw_on_device();
 	int32_t id = rc ? 0 : tf_sample(&smp, logits, V);
 	for (long i = 0; i < o->gen && !rc; i++) {
 		if (!o->ignore_eos && is_eos(&st->m->c, id))

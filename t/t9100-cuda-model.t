@@ -2,8 +2,8 @@
 # tf-run on the GPU against the CPU on every t/data model and on bundles of
 # every weight form (affine 2, 3, 4, 8 bits, a mixed recipe, sign1): prompt
 # and step logits by KL and top-1 through tf-gate, windows of 1, 2, 3, 8
-# and 16 rows bit-identical on the GPU, the first 32 greedy tokens, the
-# out-of-memory message.
+# and 16 rows bit-identical on the GPU, the first 32 greedy tokens, sampled
+# draws on the device against the host's, the out-of-memory message.
 . "$(dirname "$0")/lib-tf.sh"
 
 if ! tf-run --device cuda $DATA/tiny-q35 </dev/null >/dev/null 2>err; then
@@ -89,6 +89,28 @@ test_expect "sampled draws on the device follow the seed" "
 	tf-run --device cuda -n 24 --temp 0.8 --seed 7 $DATA/shakespeare-q35 $DATA/shakespeare-q35/prompt.ids >s1 &&
 	tf-run --device cuda -n 24 --temp 0.8 --seed 7 $DATA/shakespeare-q35 $DATA/shakespeare-q35/prompt.ids >s2 &&
 	diff s1 s2 && test \$(wc -w <s1) -ge 1
+"
+
+# the device's draws against tf_sample's on the same GPU logits (TF_CUDA_DRAW=0
+# brings each step's logits back to the host): the same ids, whatever the
+# GPU's logits differ from the CPU's by
+M=$DATA/shakespeare-q35
+for opts in "--temp 0.8" "--temp 0.8 --top-k 40 --top-p 0.9" "--temp 1 --top-k 5" \
+	    "--temp 1.5 --top-p 0.95" "--temp 0.6 --top-k 1000 --top-p 0.99" "--temp 3 --top-p 0.5"; do
+	test_expect "draws on the device equal the host's from the same logits: $opts" "
+		tf-run --device cuda -n 48 --ignore-eos $opts --seed 5 $M $M/prompt.ids >dev &&
+		TF_CUDA_DRAW=0 tf-run --device cuda -n 48 --ignore-eos $opts --seed 5 $M $M/prompt.ids >host &&
+		diff dev host && test \$(wc -w <dev) = 48
+	"
+done
+
+# and against the CPU, as the greedy ids above: the logits differ a little
+# (KL above), so two samples part if a draw falls that close to a boundary
+# between two ids; 32 ids of one seed are expected to agree
+test_expect "top-k 40 and top-p 0.9 draws on the GPU equal the CPU's for seed 7" "
+	tf-run --device cpu -n 32 --ignore-eos --temp 0.8 --top-k 40 --top-p 0.9 --seed 7 $M $M/prompt.ids >cpu.s &&
+	tf-run --device cuda -n 32 --ignore-eos --temp 0.8 --top-k 40 --top-p 0.9 --seed 7 $M $M/prompt.ids >gpu.s &&
+	diff cpu.s gpu.s
 "
 
 test_error "weights larger than the GPU room: the need is named" tf-run \

@@ -622,12 +622,12 @@ static void test_draws(void)
 	int n = 5, V = 248320;
 	float *l = fresh((int64_t)n * V, 4);
 	int32_t got[5], *dout = tf_cuda_alloc(split_bytes(n), "test");
-	double u[5];
+	tf_draw_args a[5];
 
 	l[3 * (int64_t)V + 17] = l[3 * (int64_t)V + 200000] = 1e4f;  /* a tie: the first wins */
 	l[4 * (int64_t)V + V - 1] = 1e4f;                             /* the last id */
 	float *dl = dev_f32(l, (int64_t)n * V);
-	DIE_IF(tf_cuda_draw_reserve(n));
+	DIE_IF(tf_cuda_draw_reserve(n, V));
 	DIE_IF(tf_cuda_argmax(dl, n, V, dout));
 	dev_get(got, dout, 4 * n);
 	int same = 1;
@@ -640,10 +640,10 @@ static void test_draws(void)
 	int32_t want[5];
 	for (int r = 0; r < n; r++) {
 		want[r] = tf_sample(&s, l + (int64_t)r * V, V);
-		u[r] = tf_sample_uniform(&s2);
+		a[r] = (tf_draw_args){ .u = tf_sample_uniform(&s2), .temp = 0.7f, .top_p = 1 };
 	}
-	double *du = dev_copy(u, sizeof u);
-	DIE_IF(tf_cuda_sample(dl, n, V, 0.7f, du, dout));
+	tf_draw_args *da = dev_copy(a, sizeof a);
+	DIE_IF(tf_cuda_sample(dl, n, V, da, dout));
 	dev_get(got, dout, 4 * n);
 	same = 1;
 	for (int r = 0; r < n; r++) {
@@ -653,7 +653,7 @@ static void test_draws(void)
 	}
 	ok(same, "temperature draws equal tf_sample's for the same uniform numbers");
 	free(l);
-	tf_cuda_free(dl); tf_cuda_free(dout); tf_cuda_free(du);
+	tf_cuda_free(dl); tf_cuda_free(dout); tf_cuda_free(da);
 }
 
 static void test_embed_gemm(void)
