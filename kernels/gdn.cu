@@ -52,8 +52,6 @@ __global__ void __launch_bounds__(SLICES * WARP)
 gdn_step(const float *__restrict__ qkv, const float *__restrict__ beta, const float *__restrict__ g, int64_t ld,
 	 float *__restrict__ S, int n, int Hk, int Hv, int Dk, int Dv, float *__restrict__ o)
 {
-	pdl_wait();
-	pdl_trigger();
 	const int lane = threadIdx.x & 31, sl = threadIdx.x >> 5;
 	const int jt = Dv / WARP, h = blockIdx.x / jt, j = (blockIdx.x % jt) * WARP + lane;
 	const int hk = h / (Hv / Hk);
@@ -62,9 +60,15 @@ gdn_step(const float *__restrict__ qkv, const float *__restrict__ beta, const fl
 	float s[RPT];
 	__shared__ float qs[SLICES * RPT], ks[SLICES * RPT], red[SLICES][WARP];
 
+	/* the state is this kernel's own, from an earlier step, so it is read
+	 * while the kernel before (the conv and gates) still runs: that one
+	 * lets this launch only once its own wait has returned, when every
+	 * earlier kernel is complete */
 	#pragma unroll
 	for (int r = 0; r < RPT; r++)
 		s[r] = Sh[(int64_t)(sl * RPT + r) * Dv + j];
+	pdl_wait();
+	pdl_trigger();
 
 	for (int t = 0; t < n; t++) {
 		const float *q = qkv + (int64_t)t * C + hk * Dk, *k = q + kd;
