@@ -20,6 +20,14 @@ gdn_in(const float *__restrict__ w, float *__restrict__ state, const float *__re
        const float *__restrict__ dt_bias, int Hk, int Hv)
 {
 	__shared__ float part[TILE / WARP];
+	const int ch = blockIdx.x * TILE + threadIdx.x, warp = threadIdx.x / WARP;
+	conv_win cw;
+
+	/* the conv weights, and the state only this kernel writes (at the
+	 * step before, which ended before this step began), need no result
+	 * of the product it waits for: read them first */
+	if (blockIdx.x < gridDim.x - 1)
+		cw.load(w, state, ch, C, K);
 	pdl_wait();
 	pdl_trigger();
 	if (blockIdx.x == gridDim.x - 1) {
@@ -34,13 +42,10 @@ gdn_in(const float *__restrict__ w, float *__restrict__ state, const float *__re
 		}
 		return;
 	}
-	const int ch = blockIdx.x * TILE + threadIdx.x, warp = threadIdx.x / WARP;
 	const int kd = Hk * DK;
 	const bool qk = blockIdx.x * TILE < 2 * kd;     /* whole blocks: 2*kd is a multiple of TILE */
 	const float scale = ch < kd ? rsqrtf((float)DK) : 1.0f;
-	conv_win cw;
 
-	cw.load(w, state, ch, C, K);
 	for (int t = 0; t < n; t++) {
 		float v = silu(cw.step(m[t * ldm + ch], K));
 		if (qk) {
