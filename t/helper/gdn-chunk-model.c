@@ -21,6 +21,7 @@
 #include "forward.h"
 #include "ops.h"
 #include "weight.h"
+#include "../gdnref.h"
 
 #define CH 64
 
@@ -185,24 +186,16 @@ static void model(const tf_config *c, const float *qkv, const float *beta, const
 static void reference(const tf_config *c, int64_t n, const float *qkv, const float *beta, const float *g, double *S,
 		      double *o)
 {
-	int Dk = c->lin_k_dim, Dv = c->lin_v_dim, Hk = c->lin_k_heads, Hv = c->lin_v_heads;
-	int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * Dv;
+	const int Hv = c->lin_v_heads;
+	double *al = malloc(8 * n * Hv), *be = malloc(8 * n * Hv);
 
-	for (int64_t t = 0; t < n; t++)
-		for (int h = 0; h < Hv; h++) {
-			const float *q = qkv + t * C + (h / (Hv / Hk)) * Dk, *k = q + kd;
-			const float *v = qkv + t * C + 2 * kd + (int64_t)h * Dv;
-			double a = exp((double)g[t * Hv + h]), b = beta[t * Hv + h], *Sh = S + (int64_t)h * Dk * Dv;
-			for (int j = 0; j < Dv; j++) {
-				double mv = 0, op = 0;
-				for (int i = 0; i < Dk; i++)
-					mv += (Sh[i * Dv + j] *= a) * k[i];
-				double d = b * (v[j] - mv);
-				for (int i = 0; i < Dk; i++)
-					op += (Sh[i * Dv + j] += k[i] * d) * q[i];
-				o[(t * Hv + h) * Dv + j] = op;
-			}
-		}
+	for (int64_t i = 0; i < n * Hv; i++) {
+		al[i] = exp((double)g[i]);
+		be[i] = beta[i];
+	}
+	delta_rule64(c->lin_k_heads, Hv, c->lin_k_dim, c->lin_v_dim, n, qkv, al, be, Hv, S, o);
+	free(al);
+	free(be);
 }
 
 static double rel_err(const float *got, const double *want, int64_t n)

@@ -2,6 +2,7 @@
  * code or a float64 reference, on odd shapes; rows computed alone and in
  * windows bit-identical where the kernel promises it */
 #include "cudatest.h"
+#include "gdnref.h"
 #include "matmul.h"
 #include "ops.h"
 #include "sample.h"
@@ -369,22 +370,17 @@ static void test_gdn(int Hk, int Hv, int Dk, int Dv, int n)
 			for (int i = 0; i < Dk; i++)
 				x[i] = (float)(x[i] * inv);
 		}
-	for (int t = 0; t < n; t++)
-		for (int h = 0; h < Hv; h++) {
-			double av = (double)a[t * Hv + h] + dt[h], sp = av > 20 ? av : log1p(exp(av));
-			double g = -exp((double)Al[h]) * sp, alpha = exp(g), beta = 1 / (1 + exp(-(double)b[t * Hv + h]));
-			const float *q = q2 + t * C + (h / (Hv / Hk)) * Dk, *k = q + kd, *v = q2 + t * C + 2 * kd + (int64_t)h * Dv;
-			double *Sh = Sd + (int64_t)h * Dk * Dv;
-			for (int j = 0; j < Dv; j++) {
-				double mv = 0, op = 0;
-				for (int i = 0; i < Dk; i++)
-					mv += (Sh[i * Dv + j] *= alpha) * k[i];
-				double d = beta * (v[j] - mv);
-				for (int i = 0; i < Dk; i++)
-					op += (Sh[i * Dv + j] += k[i] * d) * q[i];
-				o[((int64_t)t * Hv + h) * Dv + j] = (float)op;
-			}
-		}
+	double *al = malloc(8 * n * Hv), *be = malloc(8 * n * Hv), *od = malloc(8 * on);
+	for (int64_t i = 0; i < (int64_t)n * Hv; i++) {
+		const int h = i % Hv;
+		double av = (double)a[i] + dt[h], sp = av > 20 ? av : log1p(exp(av));
+		al[i] = exp(-exp((double)Al[h]) * sp);
+		be[i] = 1 / (1 + exp(-(double)b[i]));
+	}
+	delta_rule64(Hk, Hv, Dk, Dv, n, q2, al, be, Hv, Sd, od);
+	for (int64_t i = 0; i < on; i++)
+		o[i] = (float)od[i];
+	free(al); free(be); free(od);
 	for (int64_t i = 0; i < sn; i++)
 		S[i] = (float)Sd[i];
 
@@ -461,20 +457,15 @@ static void test_gdn_chunk(int Hk, int Hv, int Dk, int Dv, int n)
 	/* float64 reference on the prepped values */
 	for (int64_t i = 0; i < sn; i++)
 		Sd[i] = S0[i];
-	for (int t = 0; t < n; t++)
-		for (int h = 0; h < Hv; h++) {
-			const float *q = qkv + t * C + (h / (Hv / Hk)) * Dk, *k = q + kd, *v = qkv + t * C + 2 * kd + (int64_t)h * Dv;
-			double alpha = exp((double)a[t * ld + h]), beta = b[t * ld + h], *Sh = Sd + (int64_t)h * Dk * Dv;
-			for (int j = 0; j < Dv; j++) {
-				double mv = 0, op = 0;
-				for (int i = 0; i < Dk; i++)
-					mv += (Sh[i * Dv + j] *= alpha) * k[i];
-				double d = beta * (v[j] - mv);
-				for (int i = 0; i < Dk; i++)
-					op += (Sh[i * Dv + j] += k[i] * d) * q[i];
-				want[((int64_t)t * Hv + h) * Dv + j] = (float)op;
-			}
-		}
+	double *al = malloc(8 * n * ld), *be = malloc(8 * n * ld), *od = malloc(8 * on);
+	for (int64_t i = 0; i < n * ld; i++) {
+		al[i] = exp((double)a[i]);
+		be[i] = b[i];
+	}
+	delta_rule64(Hk, Hv, Dk, Dv, n, qkv, al, be, ld, Sd, od);
+	for (int64_t i = 0; i < on; i++)
+		want[i] = (float)od[i];
+	free(al); free(be); free(od);
 	for (int64_t i = 0; i < sn; i++)
 		Sw[i] = (float)Sd[i];
 	double om = max_abs(want, on), sm = max_abs(Sw, sn);

@@ -1,0 +1,39 @@
+/*
+ * gdnref.h: the Gated DeltaNet delta rule in float64, token by token, as
+ * qwen35-spec 3.7 states it: the reference the CPU forms and the GPU
+ * kernels of the rule are held to.
+ *
+ * Value head h reads key head h / (Hv / Hk). Token t's q heads, k heads
+ * and v heads lie at qkv + t * C, C = 2 Hk Dk + Hv Dv; its decay exp(g)
+ * and beta at alpha and beta + t * ld + h. S (Hv, Dk, Dv) is carried from
+ * token to token; o (n, Hv, Dv).
+ */
+#ifndef TF_T_GDNREF_H
+#define TF_T_GDNREF_H
+
+#include <stdint.h>
+
+static void delta_rule64(int Hk, int Hv, int Dk, int Dv, int64_t n, const float *qkv, const double *alpha,
+			 const double *beta, int64_t ld, double *S, double *o)
+{
+	const int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * Dv;
+
+	for (int64_t t = 0; t < n; t++)
+		for (int h = 0; h < Hv; h++) {
+			const float *q = qkv + t * C + (h / (Hv / Hk)) * Dk, *k = q + kd;
+			const float *v = qkv + t * C + 2 * kd + (int64_t)h * Dv;
+			const double a = alpha[t * ld + h], b = beta[t * ld + h];
+			double *Sh = S + (int64_t)h * Dk * Dv;
+			for (int j = 0; j < Dv; j++) {
+				double mv = 0, op = 0;
+				for (int i = 0; i < Dk; i++)
+					mv += (Sh[i * Dv + j] *= a) * k[i];
+				const double d = b * (v[j] - mv);
+				for (int i = 0; i < Dk; i++)
+					op += (Sh[i * Dv + j] += k[i] * d) * q[i];
+				o[(t * Hv + h) * Dv + j] = op;
+			}
+		}
+}
+
+#endif
