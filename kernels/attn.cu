@@ -13,6 +13,7 @@
 #include "common.cuh"
 #include "attn.cuh"
 #include "attn_prompt.cuh"
+#include "env.h"
 
 #define AW 4            /* warps a block */
 #define DMAX 512        /* head_dim the registers hold */
@@ -89,12 +90,7 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 /* TF_ATTN_PROMPT=0: prompt passes here too (for comparing) */
 static int prompt_kernel(void)
 {
-	static int on = -1;
-	if (on < 0) {
-		const char *e = getenv("TF_ATTN_PROMPT");
-		on = !(e && *e == '0');
-	}
-	return on;
+	return !tf_env_off("TF_ATTN_PROMPT");
 }
 
 int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "err.h"
 #include "gpu.h"
 
@@ -70,24 +71,14 @@ static int fused(const tf_gpu_fused *f, const uint16_t *x, int n, float *y, int 
  * their own even where fused ones could take them (for measuring) */
 static int fuse(void)
 {
-	static int on = -1;
-	if (on < 0) {
-		const char *e = getenv("TF_CUDA_FUSE");
-		on = !(e && *e == '0');
-	}
-	return on;
+	return !tf_env_off("TF_CUDA_FUSE");
 }
 
 /* TF_CUDA_GDN_CHUNK=0: prompt passes run the delta rule token by token, as
  * decode windows do (for comparison) */
 static int gdn_chunks(void)
 {
-	static int on = -1;
-	if (on < 0) {
-		const char *e = getenv("TF_CUDA_GDN_CHUNK");
-		on = !(e && *e == '0');
-	}
-	return on;
+	return !tf_env_off("TF_CUDA_GDN_CHUNK");
 }
 
 /* whether every part of a fused product takes the int8-input kernel, so a

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "err.h"
 #include "forward.h"
 #include "gpu.h"
@@ -100,13 +101,7 @@ static int is_eos(const tf_config *c, int id)
  * the host, as on the CPU (for checking the device's draws against it) */
 static int draw_on_device(void)
 {
-	static int on = -1;
-
-	if (on < 0) {
-		const char *e = getenv("TF_CUDA_DRAW");
-		on = !(e && *e == '0');
-	}
-	return on;
+	return !tf_env_off("TF_CUDA_DRAW");
 }
 
 static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)

@@ -1,0 +1,16 @@
+/* env.h: the switches the environment gives: a variable set to 0 turns off
+ * a path that has a slower or older alternative kept for comparison */
+#ifndef TF_ENV_H
+#define TF_ENV_H
+
+#include <stdlib.h>
+
+/* whether environment variable name is set to a value starting with 0 */
+static inline int tf_env_off(const char *name)
+{
+	const char *e = getenv(name);
+
+	return e && *e == '0';
+}
+
+#endif
