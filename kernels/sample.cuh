@@ -26,9 +26,7 @@ int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out);
  * the first id whose running sum, in id order, exceeds u times the total,
  * as tf_sample does without top-k or top-p (a[r].top_k and top_p unread) */
 int tf_cuda_sample(const float *logits, int n, int V, const tf_draw_args *a, int32_t *out);
-/* out[r] = tf_sample's draw with a[r]'s top-k and top-p (at least one of
- * them on): the same order (probability, then id), cuts and inverse CDF */
-int tf_cuda_sample_top(const float *logits, int n, int V, const tf_draw_args *a, int32_t *out);
+/* top-k and top-p draws: sample_top.cuh */
 
 #ifdef __cplusplus
 }

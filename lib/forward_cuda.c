@@ -40,6 +40,7 @@ int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
 #include "norm.cuh"
 #include "rope.cuh"
 #include "sample.cuh"
+#include "sample_top.cuh"
 
 /* y (n, rows) [+]= x (n, cols) W^T, row i of y at y + i * ldy: the
  * row-independent decode kernel, or a cuBLASLt GEMM for prompt passes of

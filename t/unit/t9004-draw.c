@@ -13,6 +13,7 @@ int main(void)
 }
 #else
 #include "sample.cuh"
+#include "sample_top.cuh"
 
 /* the logits a draw meets: kind 0 plain, 1 runs of equal values, 2 mostly
  * -inf, 3 a run of equal largest values, 4 one value, 5 a few far ahead of
