@@ -11,10 +11,12 @@
 #ifndef TF_T_GDNREF_H
 #define TF_T_GDNREF_H
 
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
-static void delta_rule64(int Hk, int Hv, int Dk, int Dv, int64_t n, const float *qkv, const double *alpha,
-			 const double *beta, int64_t ld, double *S, double *o)
+static inline void delta_rule64(int Hk, int Hv, int Dk, int Dv, int64_t n, const float *qkv,
+				const double *alpha, const double *beta, int64_t ld, double *S, double *o)
 {
 	const int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * Dv;
 
@@ -34,6 +36,37 @@ static void delta_rule64(int Hk, int Hv, int Dk, int Dv, int64_t n, const float 
 				o[(t * Hv + h) * Dv + j] = op;
 			}
 		}
+}
+
+/* the same from float gates g (the decay's log) and beta, token t's at
+ * + t * Hv + h */
+static inline void delta_rule64_f(int Hk, int Hv, int Dk, int Dv, int64_t n, const float *qkv,
+				  const float *beta, const float *g, double *S, double *o)
+{
+	double *al = malloc(8 * n * Hv), *be = malloc(8 * n * Hv);
+
+	for (int64_t i = 0; i < n * Hv; i++) {
+		al[i] = exp((double)g[i]);
+		be[i] = beta[i];
+	}
+	delta_rule64(Hk, Hv, Dk, Dv, n, qkv, al, be, Hv, S, o);
+	free(al);
+	free(be);
+}
+
+/* max |got - want| over max |want| (a NaN in got sticks) */
+static inline double rel_err64(const float *got, const double *want, int64_t n)
+{
+	double md = 0, mw = 0;
+
+	for (int64_t i = 0; i < n; i++) {
+		double d = fabs(got[i] - want[i]);
+		if (!(d <= md))
+			md = d;
+		if (fabs(want[i]) > mw)
+			mw = fabs(want[i]);
+	}
+	return mw > 0 ? md / mw : md;
 }
 
 #endif

@@ -182,35 +182,6 @@ static void model(const tf_config *c, const float *qkv, const float *beta, const
 	free(K); free(Q); free(V); free(W); free(Vn); free(QS); free(Vd);
 }
 
-/* the recurrence in float64 */
-static void reference(const tf_config *c, int64_t n, const float *qkv, const float *beta, const float *g, double *S,
-		      double *o)
-{
-	const int Hv = c->lin_v_heads;
-	double *al = malloc(8 * n * Hv), *be = malloc(8 * n * Hv);
-
-	for (int64_t i = 0; i < n * Hv; i++) {
-		al[i] = exp((double)g[i]);
-		be[i] = beta[i];
-	}
-	delta_rule64(c->lin_k_heads, Hv, c->lin_k_dim, c->lin_v_dim, n, qkv, al, be, Hv, S, o);
-	free(al);
-	free(be);
-}
-
-static double rel_err(const float *got, const double *want, int64_t n)
-{
-	double md = 0, mw = 0;
-
-	for (int64_t i = 0; i < n; i++) {
-		if (!(fabs(got[i] - want[i]) <= md))
-			md = fabs(got[i] - want[i]);
-		if (fabs(want[i]) > mw)
-			mw = fabs(want[i]);
-	}
-	return mw > 0 ? md / mw : md;
-}
-
 /* parallel: keys of a chunk near one common direction, beta near 1, slow decay */
 static void run(int Hk, int Hv, int D, int64_t n, int parallel)
 {
@@ -245,20 +216,20 @@ static void run(int Hk, int Hv, int D, int64_t n, int parallel)
 	}
 	for (int64_t i = 0; i < sn; i++)
 		Sd[i] = S0[i] = 0.1f * gauss();
-	reference(&c, n, qkv, beta, g, Sd, od);
+	delta_rule64_f(c.lin_k_heads, c.lin_v_heads, c.lin_k_dim, c.lin_v_dim, n, qkv, beta, g, Sd, od);
 
 	printf("Hk %2d Hv %2d D %3d n %4lld%s", Hk, Hv, D, (long long)n, parallel ? " parallel keys" : "");
 	for (int chunked = 0; chunked < 2; chunked++) {
 		memcpy(S, S0, 4 * sn);
 		tf_gdn_rule(&c, qkv, beta, g, S, n, o, chunked);
-		printf("  %s o %.1e S %.1e", chunked ? "cpu-chunked" : "cpu-step", rel_err(o, od, on), rel_err(S, Sd, sn));
+		printf("  %s o %.1e S %.1e", chunked ? "cpu-chunked" : "cpu-step", rel_err64(o, od, on), rel_err64(S, Sd, sn));
 	}
 	printf("\n  model:");
 	for (form = 0; form < FORMS; form++) {
 		memcpy(S, S0, 4 * sn);
 		for (int h = 0; h < Hv; h++)
 			model(&c, qkv, beta, g, h, S + (int64_t)h * D * D, n, o);
-		printf("  %s o %.1e S %.1e", form_name[form], rel_err(o, od, on), rel_err(S, Sd, sn));
+		printf("  %s o %.1e S %.1e", form_name[form], rel_err64(o, od, on), rel_err64(S, Sd, sn));
 	}
 	printf("\n");
 	fflush(stdout);

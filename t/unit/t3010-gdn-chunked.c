@@ -62,37 +62,6 @@ static void inputs(const tf_config *c, int64_t n, float *qkv, float *beta, float
 	}
 }
 
-/* the recurrence in float64 from the float inputs */
-static void reference(const tf_config *c, int64_t n, const float *qkv, const float *beta, const float *g,
-		      double *S, double *o)
-{
-	const int Hv = c->lin_v_heads;
-	double *al = malloc(8 * n * Hv), *be = malloc(8 * n * Hv);
-
-	for (int64_t i = 0; i < n * Hv; i++) {
-		al[i] = exp((double)g[i]);
-		be[i] = beta[i];
-	}
-	delta_rule64(c->lin_k_heads, Hv, c->lin_k_dim, c->lin_v_dim, n, qkv, al, be, Hv, S, o);
-	free(al);
-	free(be);
-}
-
-/* max |got - want| over max |want| */
-static double rel_err(const float *got, const double *want, int64_t n)
-{
-	double md = 0, mw = 0;
-
-	for (int64_t i = 0; i < n; i++) {
-		double d = fabs(got[i] - want[i]);
-		if (!(d <= md))
-			md = d;         /* NaN sticks */
-		if (fabs(want[i]) > mw)
-			mw = fabs(want[i]);
-	}
-	return mw > 0 ? md / mw : md;
-}
-
 static void check(int Hk, int Hv, int D, int64_t n)
 {
 	tf_config c = { .lin_k_heads = Hk, .lin_v_heads = Hv, .lin_k_dim = D, .lin_v_dim = D };
@@ -110,7 +79,7 @@ static void check(int Hk, int Hv, int D, int64_t n)
 	}
 	memcpy(Sr, S0, 4 * sn);
 	memcpy(Sc, S0, 4 * sn);
-	reference(&c, n, qkv, beta, g, Sd, od);
+	delta_rule64_f(c.lin_k_heads, c.lin_v_heads, c.lin_k_dim, c.lin_v_dim, n, qkv, beta, g, Sd, od);
 	tf_gdn_rule(&c, qkv, beta, g, Sr, n, orr, 0);
 	tf_gdn_rule(&c, qkv, beta, g, Sc, n, oc, 1);
 
@@ -119,8 +88,8 @@ static void check(int Hk, int Hv, int D, int64_t n)
 	 * decays exp(gam_i - gam_j)) carry |gam| * 2^-24 relative, so a few
 	 * 1e-6 of the largest value; 1e-5 leaves room without hiding a wrong
 	 * index, which moves values by their own size */
-	double er = rel_err(orr, od, on), ec = rel_err(oc, od, on);
-	double sr = rel_err(Sr, Sd, sn), sc = rel_err(Sc, Sd, sn);
+	double er = rel_err64(orr, od, on), ec = rel_err64(oc, od, on);
+	double sr = rel_err64(Sr, Sd, sn), sc = rel_err64(Sc, Sd, sn);
 	diag("%s: outputs %.3g (token by token) %.3g (chunked), state %.3g %.3g", what, er, ec, sr, sc);
 	ok(er <= 1e-5 && ec <= 1e-5, "%s: outputs within 1e-5 of float64", what);
 	ok(sr <= 1e-5 && sc <= 1e-5, "%s: final state within 1e-5 of float64", what);
