@@ -141,6 +141,14 @@ void tf_cuda_free(void *p)
 		cudaFree(p);
 }
 
+int tf_cuda_regrow(void **p, uint64_t bytes, const char *what)
+{
+	CUDA_CHECK(cudaStreamSynchronize(stream));
+	tf_cuda_free(*p);
+	*p = tf_cuda_alloc(bytes, what);
+	return *p ? 0 : -1;
+}
+
 void *tf_cuda_host_alloc(uint64_t bytes)
 {
 	void *p = NULL;

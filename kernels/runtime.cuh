@@ -42,6 +42,10 @@ uint64_t tf_cuda_free_bytes(void);
  * message: "WHAT needs 17.2 GiB on the GPU, 12.1 GiB free" */
 void *tf_cuda_alloc(uint64_t bytes, const char *what);
 void tf_cuda_free(void *p);
+/* scratch that grows: *p freed once the stream's work is done (a captured
+ * step may point at it) and replaced by bytes of device memory; -1 and *p
+ * NULL where there is no room */
+int tf_cuda_regrow(void **p, uint64_t bytes, const char *what);
 
 /* page-locked host memory, for copies that overlap and can be captured */
 void *tf_cuda_host_alloc(uint64_t bytes);

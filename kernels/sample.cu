@@ -143,14 +143,10 @@ int tf_cuda_draw_reserve(int n, int V)
 {
 	if (n > part_rows) {
 		/* scratch of the draws, kept: a captured step points at it */
-		CUDA_CHECK(cudaStreamSynchronize(tf_cuda_stream_get()));
-		cudaFree(part_v);
-		cudaFree(part_i);
-		part_v = NULL;
-		part_i = NULL;
 		part_rows = 0;
-		CUDA_CHECK(cudaMalloc(&part_v, sizeof(float) * AB * n));
-		CUDA_CHECK(cudaMalloc(&part_i, sizeof(int) * AB * n));
+		if (tf_cuda_regrow((void **)&part_v, sizeof(float) * AB * n, "the draws") < 0 ||
+		    tf_cuda_regrow((void **)&part_i, sizeof(int) * AB * n, "the draws") < 0)
+			return -1;
 		part_rows = n;
 	}
 	return tf_cuda_top_reserve(n, V);

@@ -479,17 +479,13 @@ int tf_cuda_top_reserve(int n, int V)
 	n = n > top_rows ? n : top_rows;
 	need = need > key_cap ? need : key_cap;
 	/* kept: a captured step points at it */
-	CUDA_CHECK(cudaStreamSynchronize(tf_cuda_stream_get()));
-	cudaFree(top_keys);
-	cudaFree(top_b);
-	top_keys = NULL;
-	top_b = NULL;
 	top_rows = 0;
 	key_cap = 0;
-	CUDA_CHECK(cudaMalloc(&top_keys, sizeof(unsigned) * need));
-	CUDA_CHECK(cudaMalloc(&top_b, sizeof(top_bins) * n));
 	/* pick_rows leaves the bins empty after a draw; they start so */
-	CUDA_CHECK(cudaMemsetAsync(top_b, 0, sizeof(top_bins) * n, tf_cuda_stream_get()));
+	if (tf_cuda_regrow((void **)&top_keys, sizeof(unsigned) * need, "the draws") < 0 ||
+	    tf_cuda_regrow((void **)&top_b, sizeof(top_bins) * n, "the draws") < 0 ||
+	    tf_cuda_zero(top_b, sizeof(top_bins) * n) < 0)
+		return -1;
 	top_rows = n;
 	key_cap = need;
 	return 0;
