@@ -8,6 +8,8 @@
 extern "C" {
 #endif
 
+#include "sample.h"
+
 /* what a sampled draw of one row takes, in device memory: the kernels read
  * it when they run, so a captured draw replays with new values */
 typedef struct {
@@ -17,6 +19,18 @@ typedef struct {
 	int32_t top_k;          /* in (0, V): the k most likely ids */
 	int32_t pad;
 } tf_draw_args;
+
+/* the args of s's next draw (its uniform number taken from s) */
+static inline tf_draw_args tf_draw_args_of(tf_sampler *s)
+{
+	tf_draw_args a = { 0 };
+
+	a.u = tf_sample_uniform(s);
+	a.temp = s->temp;
+	a.top_p = s->top_p;
+	a.top_k = s->top_k;
+	return a;
+}
 
 /* makes the draws' scratch room for n rows of V; call before capturing a step */
 int tf_cuda_draw_reserve(int n, int V);

@@ -340,7 +340,7 @@ static int draw_kind(const tf_sampler *s, int V)
 {
 	if (s->temp <= 0)
 		return 1;
-	return (s->top_k > 0 && s->top_k < V) || s->top_p < 1 ? 0 : 2;
+	return tf_sample_cuts(s, V) ? 0 : 2;
 }
 
 /* one decode step with the next id drawn on the device: only 4 bytes come
@@ -355,8 +355,7 @@ int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
 	if (s->temp > 0) {
 		/* the sampler goes through device memory with the uniform, so a
 		 * step captured for other values replays with these */
-		*g->h_args = (tf_draw_args){ .u = tf_sample_uniform(s), .temp = s->temp,
-					     .top_p = s->top_p, .top_k = s->top_k };
+		*g->h_args = tf_draw_args_of(s);
 		TRY(tf_cuda_upload_async(g->args, g->h_args, sizeof *g->args));
 	}
 	TRY(stage(g, &id, 1, st->pos));

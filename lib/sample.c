@@ -42,6 +42,11 @@ static int by_prob(const void *a, const void *b)
 	return x->id - y->id;
 }
 
+int tf_sample_cuts(const tf_sampler *s, int64_t V)
+{
+	return (s->top_k > 0 && s->top_k < V) || s->top_p < 1;
+}
+
 int tf_sample(tf_sampler *s, const float *logits, int64_t V)
 {
 	cand *c;
@@ -58,7 +63,7 @@ int tf_sample(tf_sampler *s, const float *logits, int64_t V)
 		c[i].p = expf((logits[i] - mx) / s->temp);
 		c[i].id = (int)i;
 	}
-	if ((s->top_k > 0 && s->top_k < V) || s->top_p < 1) {
+	if (tf_sample_cuts(s, V)) {
 		qsort(c, V, sizeof *c, by_prob);
 		if (s->top_k > 0 && s->top_k < n)
 			n = s->top_k;

@@ -13,6 +13,9 @@ typedef struct {
 
 int tf_argmax(const float *logits, int64_t V);
 int tf_sample(tf_sampler *s, const float *logits, int64_t V);
+/* whether s cuts the vocabulary before its draw (top-k below V or top-p
+ * below 1): tf_sample sorts the probabilities only then */
+int tf_sample_cuts(const tf_sampler *s, int64_t V);
 /* the next uniform draw in [0, 1) of s, as tf_sample takes it */
 double tf_sample_uniform(tf_sampler *s);
 

@@ -47,7 +47,7 @@ static tf_sampler pick_sampler(int V)
 	tf_sampler s = { .temp = temps[rng_next() % 5], .top_k = ks[rng_next() % 9], .top_p = ps[rng_next() % 7],
 			 .rng = rng_next() };
 
-	if (!(s.top_k > 0 && s.top_k < V) && s.top_p >= 1)
+	if (!tf_sample_cuts(&s, V))
 		s.top_p = 0.9f;
 	return s;
 }
@@ -66,8 +66,7 @@ static void batch(int n, int V)
 		tf_sampler s = pick_sampler(V), s2 = s;
 		fill_row(row, V, r % 7);
 		want[r] = tf_sample(&s, row, V);
-		a[r] = (tf_draw_args){ .u = tf_sample_uniform(&s2), .temp = s2.temp, .top_p = s2.top_p,
-				       .top_k = s2.top_k };
+		a[r] = tf_draw_args_of(&s2);
 	}
 	float *dl = dev_copy(l, 4 * (int64_t)n * V);
 	tf_draw_args *da = dev_copy(a, n * sizeof *a);
@@ -113,8 +112,7 @@ static void replay(void)
 		for (int r = 0; r < n; r++) {
 			tf_sampler s = pick_sampler(V), s2 = s;
 			want[r] = tf_sample(&s, l + (int64_t)r * V, V);
-			a[r] = (tf_draw_args){ .u = tf_sample_uniform(&s2), .temp = s2.temp, .top_p = s2.top_p,
-					       .top_k = s2.top_k };
+			a[r] = tf_draw_args_of(&s2);
 		}
 		/* as tf_gpu_step_draw: the sampler goes up, then the graph runs */
 		DIE_IF(tf_cuda_upload_async(da, a, n * sizeof *a));
