@@ -8,8 +8,6 @@
  * windows; a prompt pass of hundreds of rows goes to attn_prompt.cu, which
  * reads each cache tile once for a block of 64 rows, on the tensor cores.
  */
-#include <stdlib.h>
-
 #include "common.cuh"
 #include "attn.cuh"
 #include "attn_prompt.cuh"
