@@ -29,21 +29,6 @@ enum { F32, SPLIT, BF16, TF32, FORMS };
 static const char *form_name[FORMS] = { "f32", "split", "bf16", "tf32" };
 static int form;
 
-static uint64_t st = 0x2545f4914f6cdd1dull;
-
-static double unit(void)        /* [0, 1) */
-{
-	st ^= st << 13;
-	st ^= st >> 7;
-	st ^= st << 17;
-	return (st >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static float gauss(void)        /* roughly normal, sd 1 */
-{
-	return (float)((unit() + unit() + unit() - 1.5) * 2.0);
-}
-
 static float bf16(float x)
 {
 	return tf_bf16_to_f32(tf_f32_to_bf16(x));
@@ -186,36 +171,14 @@ static void model(const tf_config *c, const float *qkv, const float *beta, const
 static void run(int Hk, int Hv, int D, int64_t n, int parallel)
 {
 	tf_config c = { .lin_k_heads = Hk, .lin_v_heads = Hv, .lin_k_dim = D, .lin_v_dim = D };
-	int64_t kd = (int64_t)Hk * D, C = 2 * kd + (int64_t)Hv * D, sn = (int64_t)Hv * D * D, on = n * Hv * D;
-	float *qkv = malloc(4 * n * C), *beta = malloc(4 * n * Hv), *g = malloc(4 * n * Hv), *base = malloc(4 * kd);
-	float *S0 = malloc(4 * sn), *S = malloc(4 * sn), *o = malloc(4 * on), A_log[64], dt[64];
+	int64_t C = 2LL * Hk * D + (int64_t)Hv * D, sn = (int64_t)Hv * D * D, on = n * Hv * D;
+	float *qkv = malloc(4 * n * C), *beta = malloc(4 * n * Hv), *g = malloc(4 * n * Hv);
+	float *S0 = malloc(4 * sn), *S = malloc(4 * sn), *o = malloc(4 * on);
 	double *Sd = malloc(8 * sn), *od = malloc(8 * on);
 
-	for (int h = 0; h < Hv; h++) {
-		A_log[h] = (float)(unit() * 6 - 5);
-		dt[h] = gauss();
-	}
-	for (int64_t i = 0; i < kd; i++)
-		base[i] = gauss();
-	for (int64_t i = 0; i < n * C; i++)
-		qkv[i] = gauss();
-	for (int64_t t = 0; t < n; t++)
-		for (int hh = 0; hh < 2 * Hk; hh++) {
-			float *x = qkv + t * C + hh * D, ss = 0;
-			if (parallel && hh >= Hk)
-				for (int i = 0; i < D; i++)
-					x[i] = base[(hh - Hk) * D + i] + 0.3f * gauss();
-			for (int i = 0; i < D; i++)
-				ss += x[i] * x[i];
-			for (int i = 0; i < D; i++)
-				x[i] *= 1.0f / sqrtf(ss + 1e-6f) * (hh < Hk ? 1.0f / sqrtf((float)D) : 1.0f);
-		}
-	for (int64_t i = 0; i < n * Hv; i++) {
-		beta[i] = parallel ? 0.9f + 0.1f * (float)unit() : tf_sigmoid(2 * gauss());
-		g[i] = parallel ? -0.01f * (float)unit() : -expf(A_log[i % Hv]) * tf_softplus(gauss() + dt[i % Hv]);
-	}
+	ref_inputs(Hk, Hv, D, D, n, parallel, qkv, beta, g);
 	for (int64_t i = 0; i < sn; i++)
-		Sd[i] = S0[i] = 0.1f * gauss();
+		Sd[i] = S0[i] = 0.1f * ref_gauss();
 	delta_rule64_f(c.lin_k_heads, c.lin_v_heads, c.lin_k_dim, c.lin_v_dim, n, qkv, beta, g, Sd, od);
 
 	printf("Hk %2d Hv %2d D %3d n %4lld%s", Hk, Hv, D, (long long)n, parallel ? " parallel keys" : "");
@@ -233,7 +196,7 @@ static void run(int Hk, int Hv, int D, int64_t n, int parallel)
 	}
 	printf("\n");
 	fflush(stdout);
-	free(qkv); free(beta); free(g); free(base); free(S0); free(S); free(o); free(Sd); free(od);
+	free(qkv); free(beta); free(g); free(S0); free(S); free(o); free(Sd); free(od);
 }
 
 int main(void)

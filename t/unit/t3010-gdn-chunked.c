@@ -12,55 +12,9 @@
 #include <string.h>
 
 #include "forward.h"
-#include "ops.h"
 #include "gdnref.h"
+#include "ops.h"
 #include "tap.h"
-
-static uint64_t st = 0x2545f4914f6cdd1dull;
-
-static double unit(void)        /* [0, 1) */
-{
-	st ^= st << 13;
-	st ^= st >> 7;
-	st ^= st << 17;
-	return (st >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static float gauss(void)        /* roughly normal, sd 1 */
-{
-	return (float)((unit() + unit() + unit() - 1.5) * 2.0);
-}
-
-/* the inputs of the rule as tf_deltanet makes them: qkv (n, conv_dim) with
- * q (times 1/sqrt(Dk)) and k L2-normed per key head, beta = sigmoid(b),
- * g = -exp(A_log) softplus(a + dt_bias) with A_log in [-5, 1): per-token
- * decays from near 1 to near 0 */
-static void inputs(const tf_config *c, int64_t n, float *qkv, float *beta, float *g)
-{
-	int Dk = c->lin_k_dim, Hk = c->lin_k_heads, Hv = c->lin_v_heads;
-	int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * c->lin_v_dim;
-	float A_log[64], dt[64];
-
-	for (int h = 0; h < Hv; h++) {
-		A_log[h] = (float)(unit() * 6 - 5);
-		dt[h] = gauss();
-	}
-	for (int64_t i = 0; i < n * C; i++)
-		qkv[i] = gauss();
-	for (int64_t t = 0; t < n; t++)
-		for (int hh = 0; hh < 2 * Hk; hh++) {
-			float *x = qkv + t * C + hh * Dk, ss = 0;
-			float scale = hh < Hk ? 1.0f / sqrtf((float)Dk) : 1.0f;
-			for (int i = 0; i < Dk; i++)
-				ss += x[i] * x[i];
-			for (int i = 0; i < Dk; i++)
-				x[i] *= 1.0f / sqrtf(ss + 1e-6f) * scale;
-		}
-	for (int64_t i = 0; i < n * Hv; i++) {
-		beta[i] = tf_sigmoid(2 * gauss());
-		g[i] = -expf(A_log[i % Hv]) * tf_softplus(gauss() + dt[i % Hv]);
-	}
-}
 
 static void check(int Hk, int Hv, int D, int64_t n)
 {
@@ -72,9 +26,9 @@ static void check(int Hk, int Hv, int D, int64_t n)
 	char what[80];
 
 	snprintf(what, sizeof what, "Hk %d Hv %d D %d, %lld tokens", Hk, Hv, D, (long long)n);
-	inputs(&c, n, qkv, beta, g);
+	ref_inputs(Hk, Hv, D, D, n, 0, qkv, beta, g);
 	for (int64_t i = 0; i < sn; i++) {
-		S0[i] = 0.1f * gauss();
+		S0[i] = 0.1f * ref_gauss();
 		Sd[i] = S0[i];
 	}
 	memcpy(Sr, S0, 4 * sn);
