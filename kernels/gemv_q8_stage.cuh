@@ -50,9 +50,126 @@ static __device__ __forceinline__ float silu_fast(float x)
 	return __fdividef(x, 1.0f + __expf(-x));
 }
 
+/* v.x^2 + v.y^2 + v.z^2 + v.w^2 with the multiply-adds written out: left
+ * to the compiler, which of a * a + b * b it contracts may differ between
+ * the kernels that inline this code (one for each NB), and a row's codes
+ * must not depend on which kernel made them */
+static __device__ __forceinline__ float sumsq4(float4 v)
+{
+	return fmaf(v.w, v.w, fmaf(v.z, v.z, fmaf(v.y, v.y, v.x * v.x)));
+}
+
 static __device__ __forceinline__ float4 ld4(const float *p)
 {
 	return *(const float4 *)p;
+}
+
+/* a thread's quads q0 + i * blockDim + tid (i < N) of row x, zeros past the
+ * row: every load issued before any is used */
+template <int N>
+static __device__ __forceinline__ void load_quads(const float *x, int q0, int quads, bool in, float4 *v)
+{
+	#pragma unroll
+	for (int i = 0; i < N; i++) {
+		const int qd = q0 + i * blockDim.x + threadIdx.x;
+		v[i] = in && qd < quads ? ld4(x + 4 * qd) : make_float4(0, 0, 0, 0);
+	}
+}
+
+/* the same of the gates, which need no alignment (vec: they have it) */
+template <int N>
+static __device__ __forceinline__ void load_gates(const float *z, bool vec, int q0, int quads, bool in, float4 *v)
+{
+	if (vec) {
+		load_quads<N>(z, q0, quads, in, v);
+		return;
+	}
+	#pragma unroll
+	for (int i = 0; i < N; i++) {
+		const int qd = q0 + i * blockDim.x + threadIdx.x;
+		v[i] = in && qd < quads ? make_float4(z[4 * qd], z[4 * qd + 1], z[4 * qd + 2], z[4 * qd + 3])
+					: make_float4(0, 0, 0, 0);
+	}
+}
+
+/*
+ * The int8 form of f32 rows j0 .. j0 + NB - 1 of kind K (a NORM, GNORM or
+ * ROWS input) in column order: qt, sd, ss as stage() says. A thread holds
+ * QH quads at once, every load issued before any is used: one trip to L2
+ * for a row of up to QH * blockDim quads (left to the compiler, the loads
+ * of each next quad waited for the shuffles of the one before, a trip each:
+ * 2.7 to 3.9 us a product on the 9B). K and QH are constants so that each
+ * kind holds only the arrays it uses.
+ */
+template <int NB, int K, int QH>
+static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n, int cols, uint8_t *qt, float *sd,
+						  float *ss, float *red)
+{
+	const int nblk = cols / 32, quads = cols / 4, round = QH * blockDim.x;
+	/* the gates sit inside a wider row: 16-byte loads where aligned */
+	const bool zv = !(((uintptr_t)s.z | (uintptr_t)s.ldz * 4) & 15);
+
+	for (int j = 0; j < NB; j++) {
+		const bool in = j0 + j < n;
+		const float *xr = s.x + (int64_t)(j0 + j) * s.ldx, *zr = s.z + (int64_t)(j0 + j) * s.ldz;
+		float4 v[QH], u[QH];    /* u: NORM factors, GNORM gates */
+		float inv = 1.0f;
+		if (K == TF_Q8_NORM) {
+			float a = 0.0f;
+			for (int q0 = 0; q0 < quads; q0 += round) {
+				load_quads<QH>(xr, q0, quads, in, v);
+				#pragma unroll
+				for (int i = 0; i < QH; i++)
+					a += sumsq4(v[i]);      /* + 0 past the row */
+			}
+			inv = rsqrtf(block_sum(a, red) / (float)cols + s.eps);
+		}
+		for (int q0 = 0; q0 < quads; q0 += round) {
+			/* a row of one round is still in v from its sum of squares */
+			if (K != TF_Q8_NORM || quads > round)
+				load_quads<QH>(xr, q0, quads, in, v);
+			if (K == TF_Q8_NORM)
+				load_quads<QH>(s.w, q0, quads, true, u);
+			if (K == TF_Q8_GNORM)
+				load_gates<QH>(zr, zv, q0, quads, in, u);
+			/* whole warps in every trip (the shuffles below): quads is a
+			 * multiple of 8 and of d/4, so a lane's partners are all in
+			 * range or all out */
+			#pragma unroll
+			for (int i = 0; i < QH; i++) {
+				if (q0 + i * (int)blockDim.x >= quads)
+					break;
+				const int qd = q0 + i * blockDim.x + threadIdx.x;
+				const bool live = qd < quads;
+				float4 x = v[i];
+				if (K == TF_Q8_NORM) {
+					x = make_float4(x.x * inv * u[i].x, x.y * inv * u[i].y, x.z * inv * u[i].z, x.w * inv * u[i].w);
+				} else if (K == TF_Q8_GNORM) {
+					/* a head is d/4 consecutive lanes (d <= 128) */
+					float a = sumsq4(x);
+					for (int o = 1; o < s.d / 4; o <<= 1)
+						a += __shfl_xor_sync(0xffffffff, a, o);
+					/* the hardware's approximate 1/sqrt and exp: every
+					 * block makes these values again, the int8 form keeps
+					 * about 2^-8 of them, and the IEEE forms cost some
+					 * twenty instructions each */
+					const float hi = rsqrtf(a / (float)s.d + s.eps);
+					const float4 g = live ? ld4(s.w + 4 * qd % s.d) : make_float4(0, 0, 0, 0);
+					x = make_float4(x.x * hi * g.x * silu_fast(u[i].x), x.y * hi * g.y * silu_fast(u[i].y),
+							x.z * hi * g.z * silu_fast(u[i].z), x.w * hi * g.w * silu_fast(u[i].w));
+				}
+				float dq, sq;
+				const uint32_t q4 = q8_quad(x, &dq, &sq);
+				if (live) {
+					((uint32_t *)qt)[j * quads + qd] = q4;
+					if ((threadIdx.x & 7) == 0) {
+						sd[j * nblk + qd / 8] = dq;
+						ss[j * nblk + qd / 8] = sq;
+					}
+				}
+			}
+		}
+	}
 }
 
 /*
@@ -62,8 +179,7 @@ static __device__ __forceinline__ float4 ld4(const float *p)
  * rows: the RMSNorm of a whole row, the gated RMSNorm of each head of d, or
  * the values as they are), then the codes permuted into sx.
  *
- * The f32 rows are read 4 columns a thread, every load of a row issued
- * before any is used (one trip to L2, not one a block of 32). A row's sum
+ * The f32 rows are read 4 columns a thread (stage_rows). A row's sum
  * of squares is a block sum and a head's a butterfly over its d/4 lanes,
  * both in fixed orders, so a row's codes never depend on the other rows
  * of the pass.
@@ -73,7 +189,12 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 					     float *sd, float *ss, float *red)
 {
 	constexpr int LU = F::XW / 4;
-	const int units = cols / 16, nblk = cols / 32, quads = cols / 4;
+	/* quads a thread holds in one array (ROWS) or two (the norms): a
+	 * 12288-column row of the 9B's MLP, a 4096- or 5120-column stream row
+	 * in one trip; fewer for the widest inputs (sign1), whose products
+	 * leave the fewest registers */
+	constexpr int QH1 = F::XW >= 32 ? 3 : 6, QH2 = F::XW >= 32 ? 2 : 4;
+	const int units = cols / 16, nblk = cols / 32;
 
 	if (s.kind == TF_Q8_SPLIT) {
 		/* 8-byte copies: the int8 plane is 8-byte aligned (common.cuh) */
@@ -88,63 +209,12 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 			sd[i] = j0 + j < n ? s.xd[at] : 0.0f;
 			ss[i] = j0 + j < n ? s.xs[at] : 0.0f;
 		}
+	} else if (s.kind == TF_Q8_NORM) {
+		stage_rows<NB, TF_Q8_NORM, QH2>(s, j0, n, cols, qt, sd, ss, red);
+	} else if (s.kind == TF_Q8_GNORM) {
+		stage_rows<NB, TF_Q8_GNORM, QH2>(s, j0, n, cols, qt, sd, ss, red);
 	} else {
-		for (int j = 0; j < NB; j++) {
-			const bool in = j0 + j < n;
-			const float *xr = s.x + (int64_t)(j0 + j) * s.ldx, *zr = s.z + (int64_t)(j0 + j) * s.ldz;
-			float inv = 1.0f;
-			if (s.kind == TF_Q8_NORM) {
-				float a = 0.0f;
-				#pragma unroll 4
-				for (int qd = threadIdx.x; in && qd < quads; qd += blockDim.x) {
-					const float4 v = ld4(xr + 4 * qd);
-					a += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
-				}
-				inv = rsqrtf(block_sum(a, red) / (float)cols + s.eps);
-			}
-			/* whole warps in every trip (the shuffles below): quads is a
-			 * multiple of 8 and of d/4, so a lane's partners are all in
-			 * range or all out */
-			#pragma unroll 4
-			for (int q0 = 0; q0 < quads; q0 += blockDim.x) {
-				const int qd = q0 + threadIdx.x;
-				const bool live = qd < quads;
-				float4 v = make_float4(0, 0, 0, 0);
-				if (in && live)
-					v = ld4(xr + 4 * qd);
-				if (s.kind == TF_Q8_NORM && live) {
-					const float4 w = ld4(s.w + 4 * qd);
-					v = make_float4(v.x * inv * w.x, v.y * inv * w.y, v.z * inv * w.z, v.w * inv * w.w);
-				} else if (s.kind == TF_Q8_GNORM) {
-					/* a head is d/4 consecutive lanes (d <= 128) */
-					float a = v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
-					for (int o = 1; o < s.d / 4; o <<= 1)
-						a += __shfl_xor_sync(0xffffffff, a, o);
-					/* the hardware's approximate 1/sqrt and exp: every block
-					 * makes these values again, the int8 form keeps about
-					 * 2^-8 of them, and the IEEE forms cost some twenty
-					 * instructions each */
-					const float hi = rsqrtf(a / (float)s.d + s.eps);
-					const int c = 4 * qd % s.d;
-					float4 z = make_float4(0, 0, 0, 0);
-					if (in && live)     /* any alignment: the gates sit inside a wider row */
-						z = make_float4(zr[4 * qd], zr[4 * qd + 1], zr[4 * qd + 2], zr[4 * qd + 3]);
-					if (live)
-						v = make_float4(v.x * hi * s.w[c] * silu_fast(z.x), v.y * hi * s.w[c + 1] * silu_fast(z.y),
-								v.z * hi * s.w[c + 2] * silu_fast(z.z),
-								v.w * hi * s.w[c + 3] * silu_fast(z.w));
-				}
-				float dq, sq;
-				const uint32_t q4 = q8_quad(v, &dq, &sq);
-				if (live) {
-					((uint32_t *)qt)[j * quads + qd] = q4;
-					if ((threadIdx.x & 7) == 0) {
-						sd[j * nblk + qd / 8] = dq;
-						ss[j * nblk + qd / 8] = sq;
-					}
-				}
-			}
-		}
+		stage_rows<NB, TF_Q8_ROWS, QH1>(s, j0, n, cols, qt, sd, ss, red);
 	}
 	__syncthreads();
 	for (int i = threadIdx.x; i < NB * units; i += blockDim.x) {
