@@ -1,9 +1,12 @@
 /*
- * attn.cu: flash-decoding style attention. A block of 4 warps per (token,
- * head); warp w takes cache rows w, w+4, ... with an online softmax (running
+ * attn.cu: flash-decoding style attention. A block of 16 warps per (token,
+ * head); warp w takes cache rows w, w+16, ... with an online softmax (running
  * max m, running sum l, running weighted values in registers, D/32 a lane),
- * so any context length runs in fixed memory; the four partial states are
- * merged in warp order. Keys and values are read once per (token, head) as
+ * so any context length runs in fixed memory; the partial states are
+ * merged in warp order. A warp's rows are a chain of dependent trips (the
+ * dot product's sum, then the softmax update), so a step's attention time
+ * grows with the rows a warp takes: 16 warps rather than 4 cut it for the
+ * contexts of a decode. Keys and values are read once per (token, head) as
  * whole 128-byte lines (lane-strided floats of a row). That suits decode
  * windows; a prompt pass of hundreds of rows goes to attn_prompt.cu, which
  * reads each cache tile once for a block of 64 rows, on the tensor cores.
@@ -13,7 +16,7 @@
 #include "attn_prompt.cuh"
 #include "env.h"
 
-#define AW 4            /* warps a block */
+#define AW 16           /* warps a block */
 #define DMAX 512        /* head_dim the registers hold */
 /* passes of up to this many rows (decode steps and windows) stay here: their
  * rows must be bit-identical whatever the window; longer ones (prompts) go to
