@@ -23,6 +23,24 @@
  * the tensor-core kernel of attn_prompt.cu where it takes the shape */
 #define WINDOW_ROWS 16
 
+/* the attention state's update by one cache row: its score dot (scaled),
+ * its values vr */
+template <int P>
+static __device__ __forceinline__ void online(float dot, const float *vr, int per, float &m, float &l, float *acc)
+{
+	const float mn = fmaxf(m, dot), corr = expf(m - mn), p = expf(dot - mn);
+
+	l = l * corr + p;
+	#pragma unroll
+	for (int i = 0; i < P; i++)
+		if (i < per)
+			acc[i] = acc[i] * corr + p * vr[i];
+	m = mn;
+}
+
+/* P: D/32 rounded up to a power of two, the floats a lane holds of a row;
+ * R: rows a warp takes at once */
+template <int P, int R>
 __global__ void __launch_bounds__(AW * WARP)
 attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restrict__ kc, const float *__restrict__ vc,
 	    const int64_t *__restrict__ pos, int Hq, int Hkv, int D, uint16_t *__restrict__ out)
@@ -36,36 +54,53 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 	const float scale = 1.0f / sqrtf((float)D);
 	const int64_t plane = (int64_t)gridDim.x * D;   /* n * Hq * D */
 	const int per = D / WARP;       /* D is a multiple of 32 */
-	float qr[DMAX / WARP], acc[DMAX / WARP], m = -INFINITY, l = 0;
+	float qr[P], acc[P], m = -INFINITY, l = 0;
 	__shared__ float sm[AW], sl[AW], sacc[AW][DMAX];
 
 	#pragma unroll
-	for (int i = 0; i < DMAX / WARP; i++) {
+	for (int i = 0; i < P; i++) {
 		qr[i] = i < per ? q[i * WARP + lane] : 0.0f;
 		acc[i] = 0.0f;
 	}
-	for (int64_t s = warp; s < len; s += AW) {
-		const float *k = kc + (s * Hkv + kvh) * D, *v = vc + (s * Hkv + kvh) * D;
-		float dot = 0;
+	/* rows s, s + AW, ... s + (R-1) AW at once: their loads and sums are
+	 * in flight together, then the state takes them in order, as it would
+	 * one by one (so R changes no result). Measured on the 9B 4-bit at
+	 * depth 4096: 161 tokens/s one row at a time, 351 two, 374 four. */
+	for (int64_t s = warp; s < len; s += R * AW) {
+		float kr[R][P], vr[R][P], d[R];
 		#pragma unroll
-		for (int i = 0; i < DMAX / WARP; i++)
-			if (i < per)
-				dot += qr[i] * k[i * WARP + lane];
-		dot = warp_sum(dot) * scale;
-		float mn = fmaxf(m, dot), corr = expf(m - mn), p = expf(dot - mn);
-		l = l * corr + p;
+		for (int r = 0; r < R; r++) {
+			const int64_t row = s + r * AW < len ? s + r * AW : s;
+			const float *k = kc + (row * Hkv + kvh) * D, *v = vc + (row * Hkv + kvh) * D;
+			#pragma unroll
+			for (int i = 0; i < P; i++)
+				if (i < per) {
+					kr[r][i] = k[i * WARP + lane];
+					vr[r][i] = v[i * WARP + lane];
+				}
+		}
 		#pragma unroll
-		for (int i = 0; i < DMAX / WARP; i++)
-			if (i < per)
-				acc[i] = acc[i] * corr + p * v[i * WARP + lane];
-		m = mn;
+		for (int r = 0; r < R; r++) {
+			d[r] = 0;
+			#pragma unroll
+			for (int i = 0; i < P; i++)
+				if (i < per)
+					d[r] += qr[i] * kr[r][i];
+		}
+		#pragma unroll
+		for (int r = 0; r < R; r++)
+			d[r] = warp_sum(d[r]) * scale;
+		#pragma unroll
+		for (int r = 0; r < R; r++)
+			if (s + r * AW < len)
+				online<P>(d[r], vr[r], per, m, l, acc);
 	}
 	if (lane == 0) {
 		sm[warp] = m;
 		sl[warp] = l;
 	}
 	#pragma unroll
-	for (int i = 0; i < DMAX / WARP; i++)
+	for (int i = 0; i < P; i++)
 		if (i < per)
 			sacc[warp][i * WARP + lane] = acc[i];
 	__syncthreads();
@@ -103,7 +138,17 @@ int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const f
 		return tf_err("attention with head_dim %d and %d/%d heads is not supported on the GPU", D, Hq, Hkv);
 	if (n > WINDOW_ROWS && tf_cuda_attn_prompt_takes(D, Hq, Hkv) && prompt_kernel())
 		return tf_cuda_attn_prompt(qg, qstride, kc, vc, pos, n, Hq, Hkv, D, out);
-	LAUNCH(attn_decode, n * Hq, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out);
+	/* four rows at once while a lane holds 8 floats of a row or fewer; the
+	 * registers of 512 threads take two of the widest */
+	const int per = D / WARP;
+	if (per <= 2)
+		LAUNCH((attn_decode<2, 4>), n * Hq, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out);
+	else if (per <= 4)
+		LAUNCH((attn_decode<4, 4>), n * Hq, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out);
+	else if (per <= 8)
+		LAUNCH((attn_decode<8, 4>), n * Hq, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out);
+	else
+		LAUNCH((attn_decode<DMAX / WARP, 2>), n * Hq, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out);
 	LAUNCH_CHECK();
 	return 0;
 }
