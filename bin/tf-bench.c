@@ -28,6 +28,8 @@ static const char usage_text[] =
 	"                         -9b or -27b; FORM bf16, qB, qBgG (MLX affine) or sign1\n"
 	"  -p, --prompt N,...     prompt lengths (default 512,4096; 0: none)\n"
 	"  -n, --gen N,...        decode lengths (default 128; 0: none)\n"
+	"  -d, --depth N,...      decode after a prompt of N tokens, a tgN@dN row\n"
+	"                         for each (default 0: after a 1-token prompt)\n"
 	"  -r, --reps N           timed repetitions after a warm-up (default 3)\n"
 	"      --gemv             also a 'gemv' row: the decode products of a token\n"
 	"                         alone (every matrix once), replayed 20 times a rep\n"
@@ -42,6 +44,7 @@ static const struct option longopts[] = {
 	{ "synth", required_argument, NULL, 's' },
 	{ "prompt", required_argument, NULL, 'p' },
 	{ "gen", required_argument, NULL, 'n' },
+	{ "depth", required_argument, NULL, 'd' },
 	{ "reps", required_argument, NULL, 'r' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -51,7 +54,9 @@ static const struct option longopts[] = {
 	{ 0 }
 };
 
-static int list(const char *s, const char *what, int *out)
+/* the counts of a list like 512,4096 into out; zeros dropped (none) unless
+ * keep0 */
+static int list(const char *s, const char *what, int *out, int keep0)
 {
 	int n = 0;
 	char *end;
@@ -62,7 +67,7 @@ static int list(const char *s, const char *what, int *out)
 			tf_usage_die("%s must be a list of counts like 512,4096, not '%s'", what, s);
 		if (n == MAXN)
 			tf_usage_die("%s: at most %d counts", what, MAXN);
-		if (v)
+		if (v || keep0)
 			out[n++] = (int)v;
 		if (!*end)
 			return n;
@@ -110,7 +115,7 @@ static void row(const struct ctx *x, const char *model, const char *form, uint64
 }
 
 static void bench(const struct ctx *x, tf_model *m, const char *name, const char *form, const int *pp, int npp,
-		  const int *tg, int ntg, int reps)
+		  const int *tg, int ntg, const int *dp, int ndp, int reps)
 {
 	uint64_t size = tf_gpu_weight_bytes(m);
 	tf_bench_rate r;
@@ -122,14 +127,18 @@ static void bench(const struct ctx *x, tf_model *m, const char *name, const char
 		snprintf(test, sizeof test, "pp%d", pp[i]);
 		row(x, name, form, size, test, pp[i], &r, 0);
 	}
-	for (int i = 0; i < ntg; i++) {
-		if (tf_bench_tg(m, tg[i], reps, &r) < 0)
-			tf_die("%s: tg%d: %s", name, tg[i], tf_errmsg());
-		snprintf(test, sizeof test, "tg%d", tg[i]);
-		/* the steps read the weights and the state at positions 0 .. n-1:
-		 * the middle one stands for them */
-		row(x, name, form, size, test, tg[i], &r, tf_bench_token_bytes(m, tg[i] / 2));
-	}
+	for (int i = 0; i < ntg; i++)
+		for (int k = 0; k < ndp; k++) {
+			if (tf_bench_tg(m, tg[i], dp[k], reps, &r) < 0)
+				tf_die("%s: tg%d at depth %d: %s", name, tg[i], dp[k], tf_errmsg());
+			if (dp[k])
+				snprintf(test, sizeof test, "tg%d@d%d", tg[i], dp[k]);
+			else
+				snprintf(test, sizeof test, "tg%d", tg[i]);
+			/* the steps read the weights and the caches at positions
+			 * depth .. depth + n - 1: the middle one stands for them */
+			row(x, name, form, size, test, tg[i], &r, tf_bench_token_bytes(m, dp[k] + tg[i] / 2));
+		}
 	if (x->gemv) {
 		uint64_t bytes;
 		if (tf_bench_gemv(m, reps, &r, &bytes) < 0)
@@ -140,7 +149,7 @@ static void bench(const struct ctx *x, tf_model *m, const char *name, const char
 
 int main(int argc, char **argv)
 {
-	int pp[MAXN] = { 512, 4096 }, tg[MAXN] = { 128 }, npp = 2, ntg = 1, reps = 3, c;
+	int pp[MAXN] = { 512, 4096 }, tg[MAXN] = { 128 }, dp[MAXN] = { 0 }, npp = 2, ntg = 1, ndp = 1, reps = 3, c;
 	const char *synth[64];
 	int nsynth = 0;
 	struct ctx x = { 0 };
@@ -148,15 +157,16 @@ int main(int argc, char **argv)
 
 	tf_prog = "tf-bench";
 	tf_out_init();
-	while ((c = getopt_long(argc, argv, "s:p:n:r:o:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:p:n:d:r:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (nsynth == 64)
 				tf_usage_die("at most 64 synthetic models");
 			synth[nsynth++] = optarg;
 			break;
-		case 'p': npp = list(optarg, "--prompt", pp); break;
-		case 'n': ntg = list(optarg, "--gen", tg); break;
+		case 'p': npp = list(optarg, "--prompt", pp, 0); break;
+		case 'n': ntg = list(optarg, "--gen", tg, 0); break;
+		case 'd': ndp = list(optarg, "--depth", dp, 1); break;
 		case 'r': reps = (int)tf_arg_long(optarg, "--reps", 1, 1000); break;
 		case 'o':
 			if (strcmp(optarg, "md") && strcmp(optarg, "json"))
@@ -200,7 +210,7 @@ int main(int argc, char **argv)
 		if (!m || tf_gpu_attach(m) < 0)
 			tf_die_err();
 		form_name(&m->layer[0].gate, form, sizeof form);
-		bench(&x, m, argv[i], form, pp, npp, tg, ntg, reps);
+		bench(&x, m, argv[i], form, pp, npp, tg, ntg, dp, ndp, reps);
 		tf_model_close(m);
 	}
 	for (int i = 0; i < nsynth; i++) {
@@ -209,7 +219,7 @@ int main(int argc, char **argv)
 		tf_model *m = tf_bench_synth(name, strchr(synth[i], ':') + 1);
 		if (!m)
 			tf_die_err();
-		bench(&x, m, name, strchr(synth[i], ':') + 1, pp, npp, tg, ntg, reps);
+		bench(&x, m, name, strchr(synth[i], ':') + 1, pp, npp, tg, ntg, dp, ndp, reps);
 		tf_bench_synth_free(m);
 	}
 	return tf_stdout_close() ? 1 : 0;

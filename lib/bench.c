@@ -196,7 +196,7 @@ int tf_bench_start(char *name, size_t len, int *sms, uint64_t *mem)
 }
 double tf_bench_copy_bw(void) { return 0; }
 int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
-int tf_bench_tg(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
+int tf_bench_tg(tf_model *m, int n, int depth, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
 int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes) { return tf_err("built without CUDA"); }
 
 #else
@@ -312,9 +312,10 @@ out:
 	return rc;
 }
 
-int tf_bench_tg(tf_model *m, int n, int reps, tf_bench_rate *r)
+int tf_bench_tg(tf_model *m, int n, int depth, int reps, tf_bench_rate *r)
 {
 	tf_state *st = tf_state_new(m);
+	int32_t *ids = depth ? bench_ids(m, depth) : NULL;
 	double *v = tf_malloc((reps + 1) * sizeof *v);
 	tf_sampler s = { .temp = 0, .top_p = 1 };
 	int rc = -1;
@@ -324,6 +325,8 @@ int tf_bench_tg(tf_model *m, int n, int reps, tf_bench_rate *r)
 	for (int i = 0; i <= reps; i++) {
 		int32_t id = 1;
 		tf_state_reset(st);
+		if (depth && tf_forward_each(st, ids, depth, TF_FWD_LAST | TF_FWD_CHUNKED, keep_none, NULL) < 0)
+			goto out;
 		double t0 = now();
 		for (int k = 0; k < n; k++)
 			if (tf_gpu_step_draw(st, id, &s, &id) < 0)
@@ -334,6 +337,7 @@ int tf_bench_tg(tf_model *m, int n, int reps, tf_bench_rate *r)
 	rc = 0;
 out:
 	tf_state_free(st);
+	free(ids);
 	free(v);
 	return rc;
 }

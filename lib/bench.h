@@ -38,10 +38,10 @@ typedef struct {
 	int reps;
 } tf_bench_rate;
 
-/* ppN: n tokens in one prompt pass; tgN: n decode steps after a 1-token
- * prompt; reps timed runs after one warm-up */
+/* ppN: n tokens in one prompt pass; tgN: n decode steps after a prompt of
+ * depth tokens (untimed); reps timed runs after one warm-up */
 int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r);
-int tf_bench_tg(tf_model *m, int n, int reps, tf_bench_rate *r);
+int tf_bench_tg(tf_model *m, int n, int depth, int reps, tf_bench_rate *r);
 /* the decode products alone (tf_gpu_gemv_sweep), as sweeps/s; bytes a sweep reads */
 int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes);
 

@@ -23,6 +23,7 @@ usage "an unknown form is a usage error" -s qwen3.5-9b:q7
 usage "a group other than 32, 64 or 128 is a usage error" -s qwen3.5-9b:q4g16
 usage "--synth without a form is a usage error" -s qwen3.5-9b
 usage "a bad prompt list is a usage error" -p 512,x -s qwen3.5-9b:q4
+usage "a bad depth list is a usage error" -d 4096,-1 -s qwen3.5-9b:q4
 usage "--reps 0 is a usage error" -r 0 -s qwen3.5-9b:q4
 usage "an unknown output format is a usage error" -o csv -s qwen3.5-9b:q4
 
