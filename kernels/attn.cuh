@@ -8,6 +8,19 @@
 extern "C" {
 #endif
 
+/* Room for decode attention split over TF_ATTN_SPLIT blocks a (token, head)
+ * once a context passes a chunk of cache rows: each block's softmax state,
+ * and arrival counts (zero between launches) so the last block merges them.
+ * For up to 16 rows of up to `heads` heads of up to `dim`; without it (NULL
+ * or too small) a (token, head) is one block. A sequence keeps its own: a
+ * captured step points at it. */
+#define TF_ATTN_SPLIT 8
+typedef struct tf_attn_scratch {
+	float *part;            /* (16 * heads, TF_ATTN_SPLIT, dim + 2) */
+	unsigned *count;        /* (16 * heads) */
+	int heads, dim;
+} tf_attn_scratch;
+
 /* For n new tokens at positions *pos .. *pos + n - 1 (their keys and values
  * already in the cache): query head h of token t attends to cache rows
  * 0 .. *pos + t of KV head h / (Hq / Hkv) with scale 1/sqrt(D), softmax in
@@ -19,9 +32,13 @@ extern "C" {
  * For n <= 16 (decode steps and windows) each (token, head) is computed
  * alone, bit-identical for any such n. Longer passes run the tensor-core
  * kernel of attn_prompt.cuh where it takes D (64, 128, 256): its rows agree
- * with the short passes' to about 2^-16 relative, not bit for bit. */
+ * with the short passes' to about 2^-16 relative, not bit for bit. sc: the
+ * sequence's scratch for splitting a long context (or NULL). */
 int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
-		      int n, int Hq, int Hkv, int D, uint16_t *out);
+		      int n, int Hq, int Hkv, int D, uint16_t *out, const tf_attn_scratch *sc);
+
+int tf_cuda_attn_scratch_init(tf_attn_scratch *sc, int heads, int dim);
+void tf_cuda_attn_scratch_free(tf_attn_scratch *sc);
 
 /* appends n rows of keys and values (row = Hkv*D values each, token t's at
  * k + t * ld and v + t * ld) to the cache at rows *pos .. *pos + n - 1 (the

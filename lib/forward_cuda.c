@@ -146,7 +146,7 @@ static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 		TRY(tf_cuda_kv_append(k, v, T, n, kvr, g->pos, g->k[i], g->v[i]));
 	}
 	// causal attention over the cache, gated by sigmoid(gate)
-	TRY(tf_cuda_attention(q, T, g->k[i], g->v[i], g->pos, n, Hq, Hkv, D, g->x16));
+	TRY(tf_cuda_attention(q, T, g->k[i], g->v[i], g->pos, n, Hq, Hkv, D, g->x16, &g->attn));
 	// output projection, added into the residual stream
 	return product(&l->o_proj, g->x16, n, g->x, c->hidden, 1, prompt);
 }

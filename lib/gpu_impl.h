@@ -6,6 +6,7 @@
 #ifndef TF_GPU_IMPL_H
 #define TF_GPU_IMPL_H
 
+#include "attn.cuh"
 #include "gpu.h"
 #include "runtime.cuh"
 #include "sample.cuh"
@@ -76,6 +77,7 @@ struct tf_gpu_seq {
 	float *o;                       /* (rows, Hv*Dv) delta-rule output */
 	float *gu;                      /* (rows, 2*I) MLP gate, then up */
 	float *logits;                  /* (GPU_HEAD_BLOCK, V) */
+	tf_attn_scratch attn;           /* decode attention split over blocks */
 
 	/* captured steps: [rows][0 no logits, 1 last row, 2 every row]; no
 	 * window has 0 rows, so graph[0] holds the steps that draw on the

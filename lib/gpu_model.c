@@ -347,7 +347,8 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 	g->h_args = tf_cuda_host_alloc(sizeof *g->h_args);
 	g->h_draw = tf_cuda_host_alloc(4);
 	if (!g->ids || !g->pos || !g->args || !g->draw || !g->h_ids || !g->h_pos || !g->h_args || !g->h_draw ||
-	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW, c->vocab) < 0)
+	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW, c->vocab) < 0 ||
+	    tf_cuda_attn_scratch_init(&g->attn, c->heads, c->head_dim) < 0)
 		goto fail;
 	tf_gpu_seq_reset(g);
 	return g;
@@ -431,6 +432,7 @@ void tf_gpu_seq_free(tf_gpu_seq *g)
 	}
 	free(g->k); free(g->v); free(g->conv); free(g->S);
 	tf_cuda_free(g->ids); tf_cuda_free(g->pos); tf_cuda_free(g->args); tf_cuda_free(g->draw);
+	tf_cuda_attn_scratch_free(&g->attn);
 	tf_cuda_host_free(g->h_ids); tf_cuda_host_free(g->h_pos); tf_cuda_host_free(g->h_args);
 	tf_cuda_host_free(g->h_draw); tf_cuda_host_free(g->h_logits);
 	tf_cuda_free(g->x); tf_cuda_free(g->x16); tf_cuda_free(g->proj); tf_cuda_free(g->qkv);

@@ -159,8 +159,11 @@ static void attn_ref(const float *qg, const float *kc, const float *vc, int64_t 
 
 static void test_attention(void)
 {
-	static const int cfg[][4] = { /* pos0, n, Hq/Hkv, D */ { 0, 1, 2, 64 }, { 5, 3, 4, 256 }, { 1000, 16, 6, 256 }, { 4096, 2, 2, 128 } };
-	for (unsigned c = 0; c < 4; c++) {
+	/* contexts of one chunk of cache rows and of many (kernels/attn.cu splits
+	 * those over blocks): 255 + 1 rows is the last that one block takes */
+	static const int cfg[][4] = { /* pos0, n, Hq/Hkv, D */ { 0, 1, 2, 64 }, { 5, 3, 4, 256 }, { 1000, 16, 6, 256 },
+				      { 4096, 2, 2, 128 }, { 255, 3, 1, 64 } };
+	for (unsigned c = 0; c < sizeof cfg / sizeof *cfg; c++) {
 		int64_t pos0 = cfg[c][0];
 		int n = cfg[c][1], Hkv = 2, Hq = Hkv * cfg[c][2], D = cfg[c][3];
 		int64_t cap = pos0 + n, kv = cap * Hkv * D, qn = (int64_t)n * Hq * 2 * D, on = (int64_t)n * Hq * D;
@@ -169,11 +172,13 @@ static void test_attention(void)
 		uint16_t *d1 = tf_cuda_alloc(split_bytes(Hq * D), "test");
 		float *dq = dev_f32(qg, qn), *dk = dev_f32(kc, kv), *dv = dev_f32(vc, kv);
 		int64_t *dp = dev_copy(&pos0, 8);
+		tf_attn_scratch sc;
 		char what[80];
 
 		snprintf(what, sizeof what, "attention pos %lld, %d rows, %d/%d heads, D %d", (long long)pos0, n, Hq, Hkv, D);
 		attn_ref(qg, kc, vc, pos0, n, Hq, Hkv, D, want);
-		DIE_IF(tf_cuda_attention(dq, 2LL * Hq * D, dk, dv, dp, n, Hq, Hkv, D, d16));
+		DIE_IF(tf_cuda_attn_scratch_init(&sc, Hq, D));
+		DIE_IF(tf_cuda_attention(dq, 2LL * Hq * D, dk, dv, dp, n, Hq, Hkv, D, d16, &sc));
 		dev_get(g16, d16, 4 * on);
 		join_split(g16, on, got);
 		ok(close_enough(what, got, want, on, D, 1e-9, 1e30), "%s matches a float64 reference", what);
@@ -181,13 +186,14 @@ static void test_attention(void)
 		for (int t = 0; t < n; t++) {
 			int64_t p = pos0 + t, hd = (int64_t)Hq * D;
 			DIE_IF(tf_cuda_upload(dp, &p, 8));
-			DIE_IF(tf_cuda_attention(dq + t * 2 * hd, 2 * hd, dk, dv, dp, 1, Hq, Hkv, D, d1));
+			DIE_IF(tf_cuda_attention(dq + t * 2 * hd, 2 * hd, dk, dv, dp, 1, Hq, Hkv, D, d1, &sc));
 			dev_get(one16 + t * hd, d1, 2 * hd);
 			dev_get(one16 + on + t * hd, d1 + hd, 2 * hd);
 		}
 		ok(!memcmp(one16, g16, 4 * on), "%s: rows alone equal the window", what);
 		free(qg); free(kc); free(vc); free(want); free(got); free(g16); free(one16);
 		tf_cuda_free(d16); tf_cuda_free(d1); tf_cuda_free(dq); tf_cuda_free(dk); tf_cuda_free(dv); tf_cuda_free(dp);
+		tf_cuda_attn_scratch_free(&sc);
 	}
 	/* appending to the cache at a device-side position */
 	{
@@ -291,7 +297,7 @@ static void test_attention_prompt(void)
 			 flash ? "prompt" : "fallback", (long long)pos0, n, Hq, Hkv, D);
 		attn_ref(qd, kc, vc, pos0, n, Hq, Hkv, D, want);
 		dev_poison(d16, split_bytes(on));
-		DIE_IF(tf_cuda_attention(dq, T, dk, dv, dp, n, Hq, Hkv, D, d16));
+		DIE_IF(tf_cuda_attention(dq, T, dk, dv, dp, n, Hq, Hkv, D, d16, NULL));
 		dev_get(g16, d16, split_bytes(on));
 		join_split(g16, on, got);
 		ok(close_enough(what, got, want, on, D, 1e-9, 1e-3), "%s matches a float64 reference", what);
@@ -302,7 +308,7 @@ static void test_attention_prompt(void)
 			if (flash)
 				DIE_IF(tf_cuda_attn_prompt(dq + t * T, T, dk, dv, dp, 1, Hq, Hkv, D, d1));
 			else
-				DIE_IF(tf_cuda_attention(dq + t * T, T, dk, dv, dp, 1, Hq, Hkv, D, d1));
+				DIE_IF(tf_cuda_attention(dq + t * T, T, dk, dv, dp, 1, Hq, Hkv, D, d1, NULL));
 			dev_get(one16 + t * hd, d1, 2 * hd);
 			dev_get(one16 + on + t * hd, d1 + hd, 2 * hd);
 		}
