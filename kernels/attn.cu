@@ -1,6 +1,8 @@
 /*
- * attn.cu: flash-decoding style attention. A block of 16 warps per (token,
- * head); warp w takes cache rows w, w+16, ... with an online softmax (running
+ * attn.cu: flash-decoding style attention. Blocks of 16 warps per (token,
+ * head), one for a context of up to 256 cache rows and TF_ATTN_SPLIT past
+ * that (attn_decode says how they share it); in a block, warp w takes cache
+ * rows w, w+16, ... with an online softmax (running
  * max m, running sum l, running weighted values in registers, D/32 a lane),
  * so any context length runs in fixed memory; the partial states are
  * merged in warp order. A warp's rows are a chain of dependent trips (the
