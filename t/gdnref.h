@@ -43,17 +43,17 @@ static inline void delta_rule64(int Hk, int Hv, int Dk, int Dv, int64_t n, const
 }
 
 /* the same from float gates g (the decay's log) and beta, token t's at
- * + t * Hv + h */
+ * + t * ld + h */
 static inline void delta_rule64_f(int Hk, int Hv, int Dk, int Dv, int64_t n, const float *qkv,
-				  const float *beta, const float *g, double *S, double *o)
+				  const float *beta, const float *g, int64_t ld, double *S, double *o)
 {
-	double *al = malloc(8 * n * Hv), *be = malloc(8 * n * Hv);
+	double *al = malloc(8 * n * ld), *be = malloc(8 * n * ld);
 
-	for (int64_t i = 0; i < n * Hv; i++) {
+	for (int64_t i = 0; i < n * ld; i++) {
 		al[i] = exp((double)g[i]);
 		be[i] = beta[i];
 	}
-	delta_rule64(Hk, Hv, Dk, Dv, n, qkv, al, be, Hv, S, o);
+	delta_rule64(Hk, Hv, Dk, Dv, n, qkv, al, be, ld, S, o);
 	free(al);
 	free(be);
 }

@@ -179,7 +179,7 @@ static void run(int Hk, int Hv, int D, int64_t n, int parallel)
 	ref_inputs(Hk, Hv, D, D, n, parallel, qkv, beta, g);
 	for (int64_t i = 0; i < sn; i++)
 		Sd[i] = S0[i] = 0.1f * ref_gauss();
-	delta_rule64_f(c.lin_k_heads, c.lin_v_heads, c.lin_k_dim, c.lin_v_dim, n, qkv, beta, g, Sd, od);
+	delta_rule64_f(c.lin_k_heads, c.lin_v_heads, c.lin_k_dim, c.lin_v_dim, n, qkv, beta, g, c.lin_v_heads, Sd, od);
 
 	printf("Hk %2d Hv %2d D %3d n %4lld%s", Hk, Hv, D, (long long)n, parallel ? " parallel keys" : "");
 	for (int chunked = 0; chunked < 2; chunked++) {

@@ -33,7 +33,7 @@ static void check(int Hk, int Hv, int D, int64_t n)
 	}
 	memcpy(Sr, S0, 4 * sn);
 	memcpy(Sc, S0, 4 * sn);
-	delta_rule64_f(c.lin_k_heads, c.lin_v_heads, c.lin_k_dim, c.lin_v_dim, n, qkv, beta, g, Sd, od);
+	delta_rule64_f(c.lin_k_heads, c.lin_v_heads, c.lin_k_dim, c.lin_v_dim, n, qkv, beta, g, c.lin_v_heads, Sd, od);
 	tf_gdn_rule(&c, qkv, beta, g, Sr, n, orr, 0);
 	tf_gdn_rule(&c, qkv, beta, g, Sc, n, oc, 1);
 
