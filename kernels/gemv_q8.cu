@@ -107,20 +107,20 @@ static cudaError_t each_form(V &v)
  * then one tile a block on 128 blocks rather than two tiles a block on
  * 132, which measured faster (464.9 against 448.0 tokens/s on the 9B
  * 4-bit step). */
-static inline int q8_rpw(int rows, int swi)
+static int q8_rpw(int rows, int swi)
 {
 	return swi || rows >= tf_cuda_sms() * Q8_WARPS ? 2 : 1;
 }
 
 /* tiles of Q8_WARPS warps' rows in a product */
-static inline int q8_tiles(int rows, int swi, int rpw)
+static int q8_tiles(int rows, int swi, int rpw)
 {
 	const int per = swi ? 1 : rpw, trows = swi ? rows / 2 : rows;
 	return (trows + Q8_WARPS * per - 1) / (Q8_WARPS * per);
 }
 
 /* whether the product kernels take w with inputs in; says why not */
-static inline int q8_check(const tf_weight *w, const tf_q8_in *in, int epi)
+static int q8_check(const tf_weight *w, const tf_q8_in *in, int epi)
 {
 	const int64_t c = w->cols;
 
@@ -139,7 +139,7 @@ static inline int q8_check(const tf_weight *w, const tf_q8_in *in, int epi)
 
 /* the kernels' view of input rows i, i + 1, ... of a call on n rows of c
  * columns */
-static inline q8_src q8_src_of(const tf_q8_in *in, int n, int i, int64_t c)
+static q8_src q8_src_of(const tf_q8_in *in, int n, int i, int64_t c)
 {
 	q8_src s = { in->kind };
 
@@ -161,7 +161,7 @@ static inline q8_src q8_src_of(const tf_q8_in *in, int n, int i, int64_t c)
 	return s;
 }
 
-static inline q8_op q8_op_of(const tf_weight *w, const q8_src &s, int n, float *y, int64_t ldy, int epi)
+static q8_op q8_op_of(const tf_weight *w, const q8_src &s, int n, float *y, int64_t ldy, int epi)
 {
 	return q8_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
 		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q8_ACC };

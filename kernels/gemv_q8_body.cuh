@@ -1,7 +1,7 @@
 /*
  * gemv_q8_body.cuh: the work of one int8-input product (gemv_q8.cu, C++
  * only) for a block of Q8_WARPS warps: stage the inputs, then every tile of
- * rows the block owns; and the host side's choice of kernel for a form.
+ * rows the block owns.
  */
 #ifndef TF_GEMV_Q8_BODY_CUH
 #define TF_GEMV_Q8_BODY_CUH
