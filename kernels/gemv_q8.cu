@@ -39,8 +39,9 @@ __global__ void __launch_bounds__(Q8_WARPS * WARP, 1) gemv_q8(const __grid_const
 	pdl_trigger();
 	/* the weights need no earlier kernel: start the first tile's rows (and
 	 * their scales) on their way to L2 while the kernel before this one
-	 * finishes and the inputs are staged */
-	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, blockIdx.x);
+	 * finishes and the inputs are staged (where prefetch_first says so) */
+	if (op.prefetch)
+		prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, blockIdx.x);
 	pdl_wait();
 	q8_run<F, G, RPW, NB, SWI>(op);
 }
@@ -164,7 +165,7 @@ static q8_src q8_src_of(const tf_q8_in *in, int n, int i, int64_t c)
 static q8_op q8_op_of(const tf_weight *w, const q8_src &s, int n, float *y, int64_t ldy, int epi)
 {
 	return q8_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
-		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q8_ACC };
+		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q8_ACC, 1 };
 }
 
 typedef void (*q8_fn)(const q8_op);
@@ -234,6 +235,20 @@ int tf_cuda_gemv_q8_takes(const tf_weight *w)
 	       smem_for(1, (int)w->cols) <= Q8_SMEM && pick(w, 1, 0, 1, &nbmax) != NULL;
 }
 
+/* whether a block sends its first tile to L2 before it waits (gemv_q8):
+ * where that tile's codes are at most 64 KiB. The copies overlap the wait
+ * and the staging, but they also take bandwidth from the kernel still
+ * running, which measured a loss on wider rows. tg128 in tokens/s with the
+ * copies always, never, and for tiles of at most 64 KiB: 9B 4-bit (tiles
+ * of 64 KiB, down's 192) 526.4, 520.9, 528.1; 27B 4-bit (80 KiB, down's
+ * 272) 157.8, 161.3, 161.6. */
+static int prefetch_first(const tf_weight *w, int swi, int rpw)
+{
+	const int64_t bytes = (int64_t)Q8_WARPS * (swi ? 2 : rpw) * w->cols * w->bits / 8;
+
+	return bytes <= 64 * 1024;
+}
+
 /* one launch for n <= 16 rows */
 static int launch(const tf_weight *w, const q8_src &src, int n, float *y, int64_t ldy, int epi)
 {
@@ -247,8 +262,10 @@ static int launch(const tf_weight *w, const q8_src &src, int n, float *y, int64_
 		nb /= 2;
 	const int rpw = q8_rpw(rows, swi), tiles = q8_tiles(rows, swi, rpw);
 	const int grid = tiles < tf_cuda_sms() ? tiles : tf_cuda_sms();
+	q8_op op = q8_op_of(w, src, n, y, ldy, epi);
+	op.prefetch = prefetch_first(w, swi, rpw);
 	CUDA_CHECK(launch_k(pick(w, rpw, swi, nb, &nbmax), dim3(grid), dim3(Q8_WARPS * WARP),
-			    (size_t)smem_for(nb, cols), q8_op_of(w, src, n, y, ldy, epi)));
+			    (size_t)smem_for(nb, cols), op));
 	return 0;
 }
 

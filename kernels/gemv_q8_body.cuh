@@ -22,6 +22,7 @@ struct q8_op {
 	float *y;                       /* (n, rows) (SWI: (n, rows/2)): row i at y + i * ldy */
 	int64_t ldy;
 	int accumulate;                 /* y += p */
+	int prefetch;                   /* send the block's first tile to L2 before the wait */
 };
 
 /* One block of 16 warps a multiprocessor, not two of 8: every block stages
