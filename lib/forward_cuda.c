@@ -36,6 +36,7 @@ int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
 #include "gdn.cuh"
 #include "gdn_chunk.cuh"
 #include "gdn_in.cuh"
+#include "gdn_win.cuh"
 #include "gpu_impl.h"
 #include "norm.cuh"
 #include "rope.cuh"
@@ -161,30 +162,38 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 	int64_t T = l->in.rows;
 	float *mq = g->proj;                    /* (n, conv_dim) before the conv, token stride T */
 	float *z = mq + C;                      /* (n, Hv, Dv) output gate */
-	float *b = z + (int64_t)Hv * Dv;        /* (n, Hv) beta logits, then beta */
-	float *a = b + Hv;                      /* (n, Hv) decay logits, then g */
+	float *b = z + (int64_t)Hv * Dv;        /* (n, Hv) beta logits (then beta, but for tf_cuda_gdn_win) */
+	float *a = b + Hv;                      /* (n, Hv) decay logits (then g, likewise) */
 
 	// projections of the normed stream: in_proj_qkv, z, b, a (one fused product)
 	TRY(normed(g, l->in_norm, &l->in, n, g->proj, prompt));
-	// causal conv with SiLU over q, k and v channels (updates the conv state);
-	// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias):
-	// one launch for a decode window where the shapes allow
-	int one = !prompt && fuse() ? tf_cuda_gdn_in(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv, b, a, T,
-						     l->A_log, l->dt_bias, Hk, Hv, Dk) : 1;
-	if (one < 0)
+	// a decode window: the conv, gates, q and k norms and the delta rule
+	// below in one launch where the shapes allow (the same bits)
+	int win = !prompt && fuse() ? tf_cuda_gdn_win(mq, T, n, l->conv, g->conv[i], c->conv_k, l->A_log, l->dt_bias,
+						      g->S[i], Hk, Hv, Dk, Dv, g->o, g->gdn_count) : 1;
+	if (win < 0)
 		return -1;
-	if (one) {
-		TRY(tf_cuda_conv(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv));
-		TRY(tf_cuda_gdn_prep(g->qkv, b, a, T, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
+	if (win) {
+		// causal conv with SiLU over q, k and v channels (updates the conv state);
+		// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias):
+		// one launch for a decode window where the shapes allow
+		int one = !prompt && fuse() ? tf_cuda_gdn_in(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv, b, a, T,
+							     l->A_log, l->dt_bias, Hk, Hv, Dk) : 1;
+		if (one < 0)
+			return -1;
+		if (one) {
+			TRY(tf_cuda_conv(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv));
+			TRY(tf_cuda_gdn_prep(g->qkv, b, a, T, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
+		}
+		// the delta rule per value head (updates the recurrent state): in chunks
+		// of 64 on the tensor cores for a prompt pass of more than a window,
+		// token by token for a decode window, whose rows must not depend on
+		// the window size
+		if (prompt && n > GPU_WINDOW && gdn_chunks())
+			TRY(tf_cuda_gdn_chunk(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
+		else
+			TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
 	}
-	// the delta rule per value head (updates the recurrent state): in chunks
-	// of 64 on the tensor cores for a prompt pass of more than a window,
-	// token by token for a decode window, whose rows must not depend on
-	// the window size
-	if (prompt && n > GPU_WINDOW && gdn_chunks())
-		TRY(tf_cuda_gdn_chunk(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
-	else
-		TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
 	// gated RMSNorm: norm(o) * w * silu(z), per value head; the output
 	// projection of it added into the residual stream
 	if (!prompt && fuse() && tf_cuda_gemv_q8_takes(&l->out_proj) && tf_cuda_gemv_q8_gnorm_takes(Dv, (int64_t)Hv * Dv)) {

@@ -78,6 +78,7 @@ struct tf_gpu_seq {
 	float *gu;                      /* (rows, 2*I) MLP gate, then up */
 	float *logits;                  /* (GPU_HEAD_BLOCK, V) */
 	tf_attn_scratch attn;           /* decode attention split over blocks */
+	unsigned *gdn_count;            /* (lin_k_heads) zero: tf_cuda_gdn_win's arrivals */
 
 	/* captured steps: [rows][0 no logits, 1 last row, 2 every row]; no
 	 * window has 0 rows, so graph[0] holds the steps that draw on the

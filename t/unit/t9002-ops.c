@@ -21,6 +21,7 @@ int main(void)
 #include "gdn.cuh"
 #include "gdn_chunk.cuh"
 #include "gdn_in.cuh"
+#include "gdn_win.cuh"
 #include "gemm.cuh"
 #include "norm.cuh"
 #include "rope.cuh"
@@ -401,8 +402,10 @@ static void test_gdn(int Hk, int Hv, int Dk, int Dv, int n)
 	/* token by token */
 	float *one = malloc(4 * on), *Sone = malloc(4 * sn);
 	DIE_IF(tf_cuda_upload(dS, S0, 4 * sn));
-	for (int t = 0; t < n; t++)
+	for (int t = 0; t < n; t++) {   /* synced: the state is read before the wait */
 		DIE_IF(tf_cuda_gdn_step(dq + t * C, db + t * Hv, da + t * Hv, Hv, dS, 1, Hk, Hv, Dk, Dv, dO + (int64_t)t * Hv * Dv));
+		DIE_IF(tf_cuda_sync());
+	}
 	dev_get(one, dO, 4 * on);
 	dev_get(Sone, dS, 4 * sn);
 	ok(same_bits(what, one, ogot, on) && same_bits(what, Sone, Sgot, sn), "%s: token by token equals the window", what);
@@ -568,6 +571,81 @@ static void test_gdn_in(int Hk, int Hv, int Dk, int Dv, int n, int K)
 	tf_cuda_free(dw); tf_cuda_free(ds); tf_cuda_free(dr); tf_cuda_free(dA); tf_cuda_free(dd); tf_cuda_free(dc);
 }
 
+/* the decode window's one launch against gdn_in then the delta rule: the
+ * same bits for outputs, both states and every row it reads; windows
+ * against tokens one at a time */
+static void test_gdn_win(int Hk, int Hv, int Dk, int Dv, int n, int K)
+{
+	int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * Dv, ld = C + (int64_t)Hv * Dv + 2 * Hv + 5;
+	int64_t sn = (int64_t)Hv * Dk * Dv, on = (int64_t)n * Hv * Dv, bo = C + (int64_t)Hv * Dv;
+	float *w = fresh(C * K, 1), *st = fresh((K - 1) * C, 1), *row = fresh(n * ld, 1), *Al = fresh(Hv, 1);
+	float *dt = fresh(Hv, 1), *S0 = fresh(sn, 0.3f);
+	float *o[3], *S[3], *cs[3], *rows;
+	float *dw = dev_f32(w, C * K), *dA = dev_f32(Al, Hv), *dd = dev_f32(dt, Hv);
+	float *ds = dev_f32(st, (K - 1) * C), *dr = dev_f32(row, n * ld), *dS = dev_f32(S0, sn), *dO = dev_zero(on);
+	float *dc = dev_zero(n * C);
+	unsigned *cnt = tf_cuda_alloc(4 * Hk, "test");
+	char what[96];
+
+	DIE_IF(tf_cuda_zero(cnt, 4 * Hk));
+	for (int k = 0; k < 3; k++) {
+		o[k] = malloc(4 * on);
+		S[k] = malloc(4 * sn);
+		cs[k] = malloc(4 * (K - 1) * C);
+	}
+	rows = malloc(4 * n * ld);
+	snprintf(what, sizeof what, "DeltaNet window Hk %d Hv %d Dk %d Dv %d, K %d, %d tokens", Hk, Hv, Dk, Dv, K, n);
+	/* the two kernels (gdn_in writes beta and g over b and a, so it gets a copy) */
+	DIE_IF(tf_cuda_gdn_in(dw, ds, dr, ld, n, C, K, dc, dr + bo, dr + bo + Hv, ld, dA, dd, Hk, Hv, Dk));
+	DIE_IF(tf_cuda_gdn_step(dc, dr + bo, dr + bo + Hv, ld, dS, n, Hk, Hv, Dk, Dv, dO));
+	dev_get(o[0], dO, 4 * on);
+	dev_get(S[0], dS, 4 * sn);
+	dev_get(cs[0], ds, 4 * (K - 1) * C);
+	/* the one */
+	DIE_IF(tf_cuda_upload(ds, st, 4 * (K - 1) * C));
+	DIE_IF(tf_cuda_upload(dr, row, 4 * n * ld));
+	DIE_IF(tf_cuda_upload(dS, S0, 4 * sn));
+	dev_poison(dO, 4 * on);
+	int rc = tf_cuda_gdn_win(dr, ld, n, dw, ds, K, dA, dd, dS, Hk, Hv, Dk, Dv, dO, cnt);
+	DIE_IF(rc);
+	ok(rc == 0, "%s: taken", what);
+	dev_get(o[1], dO, 4 * on);
+	dev_get(S[1], dS, 4 * sn);
+	dev_get(cs[1], ds, 4 * (K - 1) * C);
+	dev_get(rows, dr, 4 * n * ld);
+	ok(same_bits(what, o[1], o[0], on) && same_bits(what, S[1], S[0], sn),
+	   "%s: outputs and state equal gdn_in then gdn_step", what);
+	ok(same_bits(what, cs[1], cs[0], (K - 1) * C), "%s: the conv state equals gdn_in's", what);
+	ok(same_bits(what, rows, row, n * ld), "%s: the rows it reads are left as they were", what);
+	/* token by token, the counters reused; a sync between launches, as the
+	 * states are read before the wait (gdn_win.cuh) */
+	DIE_IF(tf_cuda_upload(ds, st, 4 * (K - 1) * C));
+	DIE_IF(tf_cuda_upload(dS, S0, 4 * sn));
+	for (int t = 0; t < n; t++) {
+		DIE_IF(tf_cuda_gdn_win(dr + t * ld, ld, 1, dw, ds, K, dA, dd, dS, Hk, Hv, Dk, Dv, dO + (int64_t)t * Hv * Dv,
+				       cnt));
+		DIE_IF(tf_cuda_sync());
+	}
+	dev_get(o[2], dO, 4 * on);
+	dev_get(S[2], dS, 4 * sn);
+	dev_get(cs[2], ds, 4 * (K - 1) * C);
+	unsigned *hc = malloc(4 * Hk);
+	dev_get(hc, cnt, 4 * Hk);
+	int zero = 1;
+	for (int k = 0; k < Hk; k++)
+		zero &= hc[k] == 0;
+	ok(same_bits(what, o[2], o[1], on) && same_bits(what, S[2], S[1], sn) &&
+	   same_bits(what, cs[2], cs[1], (K - 1) * C), "%s: token by token equals the window", what);
+	ok(zero, "%s: the arrival counters are back to zero", what);
+	for (int k = 0; k < 3; k++) {
+		free(o[k]); free(S[k]); free(cs[k]);
+	}
+	free(rows); free(hc);
+	free(w); free(st); free(row); free(Al); free(dt); free(S0);
+	tf_cuda_free(dw); tf_cuda_free(dA); tf_cuda_free(dd); tf_cuda_free(ds); tf_cuda_free(dr); tf_cuda_free(dS);
+	tf_cuda_free(dO); tf_cuda_free(dc); tf_cuda_free(cnt);
+}
+
 static void test_act(void)
 {
 	int rows = 3;
@@ -723,6 +801,11 @@ int main(void)
 	test_gdn_in(2, 4, 32, 32, 5, 4);
 	test_gdn_in(2, 4, 64, 64, 3, 2);
 	test_gdn_in(16, 32, 128, 128, 16, 4);
+	test_gdn_win(2, 4, 32, 32, 5, 4);               /* tiny-q35 */
+	test_gdn_win(2, 4, 64, 64, 3, 2);               /* shakespeare-q35, two taps */
+	test_gdn_win(16, 32, 128, 128, 16, 4);          /* 9B */
+	test_gdn_win(16, 48, 128, 128, 1, 4);           /* 27B, one token */
+	test_gdn_win(4, 12, 128, 64, 7, 3);             /* three taps, 64-column value heads */
 	test_act();
 	test_draws();
 	test_embed_gemm();

@@ -1,0 +1,199 @@
+/*
+ * gdn_win.cu: a decode window of Gated DeltaNet in one launch, in place of
+ * gdn_in.cu's kernel (conv, gates, norms) followed by gdn.cu's delta rule.
+ * Why: a decode step waits for each kernel before it to finish, and that
+ * wait, not the work, is most of what the small kernels cost.
+ *
+ * A block owns 32 columns of one value head's state, as gdn_step's do, and
+ * makes its own inputs: the conv with SiLU of its key head's q and k
+ * channels and of its 32 v channels, a thread a channel (two where there
+ * are more channels than threads), token after token, then the q and k
+ * norms by one warp each and the gates of its head. The blocks of a key
+ * head all make its q and k, which costs a few hundred reads from L2 and
+ * saves the launch. The arithmetic is conv_win's, gdn_in's and gdn_step's,
+ * term for term, so the values are theirs bit for bit.
+ *
+ * The conv state of a v channel has one block, which writes it at the end.
+ * The q and k channels of a key head are read by all its blocks: each
+ * counts itself done in count[hk] once its tokens are through, and the last
+ * to arrive writes their state (every block has read the old one by then)
+ * and sets the counter back to zero for the next launch.
+ */
+#include "common.cuh"
+#include "conv_win.cuh"
+#include "gdn_win.cuh"
+
+#define SLICES 8
+
+/* x (DK) times 1/sqrt(sum x^2 + 1e-6) times scale, by one warp: each 32
+ * entries' warp sum, those added in order, as gdn_in sums a head's channels
+ * (and DK a constant there too: the compiler folds a constant's 1/sqrt,
+ * which can differ from the hardware's in the last bit) */
+template <int DK>
+static __device__ __forceinline__ void l2norm_warp(float *x, float scale)
+{
+	const int lane = threadIdx.x & 31;
+	float ss = 0;
+
+	#pragma unroll
+	for (int w = 0; w < DK / WARP; w++) {
+		const float v = x[w * WARP + lane], p = warp_sum(v * v);
+		ss = w ? ss + p : p;
+	}
+	const float inv = 1.0f / sqrtf(ss + 1e-6f) * scale;
+	#pragma unroll
+	for (int w = 0; w < DK / WARP; w++)
+		x[w * WARP + lane] *= inv;
+}
+
+/* K a constant: with a runtime K the compiler kept the conv windows in
+ * local memory */
+template <int RPT, int K>
+__global__ void __launch_bounds__(SLICES * WARP, 1)
+gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict__ cw, float *__restrict__ cs,
+	const float *__restrict__ A_log, const float *__restrict__ dt_bias, float *__restrict__ S, int Hk, int Hv,
+	int Dv, float *__restrict__ o, unsigned *count)
+{
+	constexpr int DK = RPT * SLICES, NCH = 2 * DK + WARP;  /* channels a block makes */
+	const int lane = threadIdx.x & 31, sl = threadIdx.x >> 5;
+	const int jt = Dv / WARP, h = blockIdx.x / jt, j0 = (blockIdx.x % jt) * WARP, j = j0 + lane;
+	const int hk = h / (Hv / Hk);
+	const int64_t kd = (int64_t)Hk * DK, C = 2 * kd + (int64_t)Hv * Dv, bo = C + (int64_t)Hv * Dv;
+	float *Sh = S + (int64_t)h * DK * Dv;
+	float s[RPT];
+	/* xs: this token's q (DK), k (DK), then the block's 32 v channels */
+	__shared__ float xs[NCH], red[SLICES][WARP];
+	__shared__ bool last;
+
+	/* channel i of the block: q, k of key head hk, then v columns j0.. of head h */
+	int ch[2];
+	conv_win w0, w1;        /* named, not an array: kept in registers */
+	#pragma unroll
+	for (int c = 0; c < 2; c++) {
+		const int i = threadIdx.x + c * SLICES * WARP;
+		ch[c] = i < DK ? hk * DK + i : i < 2 * DK ? (int)kd + hk * DK + i - DK
+			: i < NCH ? (int)(2 * kd) + h * Dv + j0 + i - 2 * DK : -1;
+	}
+	/* the states (this kernel's own, from the step before) and the taps
+	 * are read while the kernel before, the input projection, still runs
+	 * (gdn_win.cuh: no launch right before this one writes them) */
+	#pragma unroll
+	for (int r = 0; r < RPT; r++)
+		s[r] = Sh[(int64_t)(sl * RPT + r) * Dv + j];
+	if (ch[0] >= 0)
+		w0.load(cw, cs, ch[0], (int)C, K);
+	if (ch[1] >= 0)
+		w1.load(cw, cs, ch[1], (int)C, K);
+	pdl_wait();
+	pdl_trigger();
+
+	const float Ah = A_log[h], dth = dt_bias[h];
+	for (int t = 0; t < n; t++) {
+		const float *mt = m + (int64_t)t * ld;
+
+		__syncthreads();        /* the previous token is done with xs, red */
+		if (ch[0] >= 0)
+			xs[threadIdx.x] = silu(w0.step(mt[ch[0]], K));
+		if (ch[1] >= 0)
+			xs[threadIdx.x + SLICES * WARP] = silu(w1.step(mt[ch[1]], K));
+		/* the gates: beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias) */
+		const float av = mt[bo + Hv + h] + dth;
+		const float sp = av > 20.0f ? av : log1pf(expf(av));    /* torch's softplus */
+		const float g = -expf(Ah) * sp, b = sigmoid(mt[bo + h]), alpha = expf(g);
+		__syncthreads();
+		if (sl < 2)
+			l2norm_warp<DK>(xs + sl * DK, sl ? 1.0f : rsqrtf((float)DK));
+		__syncthreads();
+		const float *qs = xs, *ks = xs + DK, v = xs[2 * DK + lane];
+
+		// decay, then the memory's prediction of v: S^T k
+		float mv = 0;
+		#pragma unroll
+		for (int r = 0; r < RPT; r++) {
+			s[r] *= alpha;
+			mv += s[r] * ks[sl * RPT + r];
+		}
+		red[sl][lane] = mv;
+		__syncthreads();
+		mv = 0;
+		#pragma unroll
+		for (int x = 0; x < SLICES; x++)
+			mv += red[x][lane];
+		const float d = b * (v - mv);
+		__syncthreads();
+
+		// rank-1 update, then the read-out S^T q
+		float op = 0;
+		#pragma unroll
+		for (int r = 0; r < RPT; r++) {
+			s[r] += ks[sl * RPT + r] * d;
+			op += s[r] * qs[sl * RPT + r];
+		}
+		red[sl][lane] = op;
+		__syncthreads();
+		if (sl == 0) {
+			op = 0;
+			#pragma unroll
+			for (int x = 0; x < SLICES; x++)
+				op += red[x][lane];
+			o[((int64_t)t * Hv + h) * Dv + j] = op;
+		}
+	}
+	#pragma unroll
+	for (int r = 0; r < RPT; r++)
+		Sh[(int64_t)(sl * RPT + r) * Dv + j] = s[r];
+
+	/* the conv state: v channels are this block's alone; q and k channels
+	 * are written by the key head's last block to finish */
+	if (threadIdx.x >= 2 * DK && ch[0] >= 0)
+		w0.store(cs, ch[0], (int)C, K);
+	if (threadIdx.x + SLICES * WARP >= 2 * DK && ch[1] >= 0)
+		w1.store(cs, ch[1], (int)C, K);
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		const unsigned per = Hv / Hk * jt;      /* blocks of a key head */
+		__threadfence();
+		last = atomicAdd(count + hk, 1u) == per - 1;
+		if (last)
+			count[hk] = 0;
+	}
+	__syncthreads();
+	if (last) {
+		if (threadIdx.x < 2 * DK)
+			w0.store(cs, ch[0], (int)C, K);
+		if (threadIdx.x + SLICES * WARP < 2 * DK)
+			w1.store(cs, ch[1], (int)C, K);
+	}
+}
+
+template <int RPT>
+static int launch(const float *m, int64_t ld, int n, const float *conv_w, float *conv_state, int K, const float *A_log,
+		  const float *dt_bias, float *S, int Hk, int Hv, int Dv, float *o, unsigned *count)
+{
+	const unsigned blocks = (unsigned)(Hv * (Dv / WARP));
+
+	switch (K) {
+	case 2: LAUNCH((gdn_win<RPT, 2>), blocks, SLICES * WARP, m, ld, n, conv_w, conv_state, A_log, dt_bias, S, Hk, Hv, Dv, o, count); break;
+	case 3: LAUNCH((gdn_win<RPT, 3>), blocks, SLICES * WARP, m, ld, n, conv_w, conv_state, A_log, dt_bias, S, Hk, Hv, Dv, o, count); break;
+	case 4: LAUNCH((gdn_win<RPT, 4>), blocks, SLICES * WARP, m, ld, n, conv_w, conv_state, A_log, dt_bias, S, Hk, Hv, Dv, o, count); break;
+	default: return 1;
+	}
+	LAUNCH_CHECK();
+	return 0;
+}
+
+int tf_cuda_gdn_win(const float *m, int64_t ld, int n, const float *conv_w, float *conv_state, int K,
+		    const float *A_log, const float *dt_bias, float *S, int Hk, int Hv, int Dk, int Dv, float *o,
+		    unsigned *count)
+{
+	if (n <= 0)
+		return 0;
+	if (n > 16 || Dv % WARP || Hv % Hk)
+		return 1;
+	switch (Dk) {
+	case 32: return launch<4>(m, ld, n, conv_w, conv_state, K, A_log, dt_bias, S, Hk, Hv, Dv, o, count);
+	case 64: return launch<8>(m, ld, n, conv_w, conv_state, K, A_log, dt_bias, S, Hk, Hv, Dv, o, count);
+	case 128: return launch<16>(m, ld, n, conv_w, conv_state, K, A_log, dt_bias, S, Hk, Hv, Dv, o, count);
+	}
+	return 1;
+}

@@ -1,0 +1,30 @@
+/* gdn_win.cuh: a decode window of Gated DeltaNet in one launch (qwen35-spec
+ * 3.6 steps 2-5): the conv, the gates, the q and k norms and the delta rule */
+#ifndef TF_GDN_WIN_CUH
+#define TF_GDN_WIN_CUH
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* tf_cuda_gdn_in, then tf_cuda_gdn_step, as one kernel with the same
+ * arithmetic, so the same bits: o (n, Hv, Dv) and the states S and
+ * conv_state updated, for n <= 16 tokens whose fused projection rows are
+ * at m + t * ld (C = 2*Hk*Dk + Hv*Dv conv inputs, then Hv*Dv of z, Hv of b,
+ * Hv of a; m is only read). count: Hk counters, zero, that the launch
+ * leaves zero. The states are read before the kernel waits for the launch
+ * before it, which therefore must not write them: a decode step has the
+ * layer's other kernels between two of these (one after another, sync in
+ * between). Returns 1 (nothing launched) where the shape is not one it
+ * takes: Dk 32, 64 or 128, Dv a multiple of 32, K from 2 to 4. */
+int tf_cuda_gdn_win(const float *m, int64_t ld, int n, const float *conv_w, float *conv_state, int K,
+		    const float *A_log, const float *dt_bias, float *S, int Hk, int Hv, int Dk, int Dv, float *o,
+		    unsigned *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
