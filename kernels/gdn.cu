@@ -10,9 +10,9 @@
  * instead of Hv.
  */
 #include "common.cuh"
+#include "gdn_rule.cuh"
 #include "gdn.cuh"
 
-#define SLICES 8
 
 __global__ void gdn_prep(float *qkv, float *b, float *a, int64_t ld, const float *__restrict__ A_log,
 			 const float *__restrict__ dt_bias, int n, int Hk, int Hv, int Dk, int Dv)
@@ -64,9 +64,7 @@ gdn_step(const float *__restrict__ qkv, const float *__restrict__ beta, const fl
 	 * while the kernel before (the conv and gates) still runs: that one
 	 * lets this launch only once its own wait has returned, when every
 	 * earlier kernel is complete */
-	#pragma unroll
-	for (int r = 0; r < RPT; r++)
-		s[r] = Sh[(int64_t)(sl * RPT + r) * Dv + j];
+	state_get<RPT>(Sh, Dv, j, s);
 	pdl_wait();
 	pdl_trigger();
 
@@ -82,42 +80,11 @@ gdn_step(const float *__restrict__ qkv, const float *__restrict__ beta, const fl
 		}
 		__syncthreads();
 
-		// decay, then the memory's prediction of v: S^T k
-		float mv = 0;
-		#pragma unroll
-		for (int r = 0; r < RPT; r++) {
-			s[r] *= alpha;
-			mv += s[r] * ks[sl * RPT + r];
-		}
-		red[sl][lane] = mv;
-		__syncthreads();
-		mv = 0;
-		#pragma unroll
-		for (int x = 0; x < SLICES; x++)
-			mv += red[x][lane];
-		const float d = b * (v - mv);
-		__syncthreads();
-
-		// rank-1 update, then the read-out S^T q
-		float op = 0;
-		#pragma unroll
-		for (int r = 0; r < RPT; r++) {
-			s[r] += ks[sl * RPT + r] * d;
-			op += s[r] * qs[sl * RPT + r];
-		}
-		red[sl][lane] = op;
-		__syncthreads();
-		if (sl == 0) {
-			op = 0;
-			#pragma unroll
-			for (int x = 0; x < SLICES; x++)
-				op += red[x][lane];
+		const float op = delta_token<RPT>(s, qs, ks, v, alpha, b, red);
+		if (sl == 0)
 			o[((int64_t)t * Hv + h) * Dv + j] = op;
-		}
 	}
-	#pragma unroll
-	for (int r = 0; r < RPT; r++)
-		Sh[(int64_t)(sl * RPT + r) * Dv + j] = s[r];
+	state_put<RPT>(Sh, Dv, j, s);
 }
 
 int tf_cuda_gdn_prep(float *qkv, float *b, float *a, int64_t ld, const float *A_log, const float *dt_bias,

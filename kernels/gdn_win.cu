@@ -20,10 +20,10 @@
  * and sets the counter back to zero for the next launch.
  */
 #include "common.cuh"
+#include "gdn_rule.cuh"
 #include "conv_win.cuh"
 #include "gdn_win.cuh"
 
-#define SLICES 8
 
 /* x (DK) times 1/sqrt(sum x^2 + 1e-6) times scale, by one warp: each 32
  * entries' warp sum, those added in order, as gdn_in sums a head's channels
@@ -77,9 +77,7 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 	/* the states (this kernel's own, from the step before) and the taps
 	 * are read while the kernel before, the input projection, still runs
 	 * (gdn_win.cuh: no launch right before this one writes them) */
-	#pragma unroll
-	for (int r = 0; r < RPT; r++)
-		s[r] = Sh[(int64_t)(sl * RPT + r) * Dv + j];
+	state_get<RPT>(Sh, Dv, j, s);
 	if (ch[0] >= 0)
 		w0.load(cw, cs, ch[0], (int)C, K);
 	if (ch[1] >= 0)
@@ -106,42 +104,11 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 		__syncthreads();
 		const float *qs = xs, *ks = xs + DK, v = xs[2 * DK + lane];
 
-		// decay, then the memory's prediction of v: S^T k
-		float mv = 0;
-		#pragma unroll
-		for (int r = 0; r < RPT; r++) {
-			s[r] *= alpha;
-			mv += s[r] * ks[sl * RPT + r];
-		}
-		red[sl][lane] = mv;
-		__syncthreads();
-		mv = 0;
-		#pragma unroll
-		for (int x = 0; x < SLICES; x++)
-			mv += red[x][lane];
-		const float d = b * (v - mv);
-		__syncthreads();
-
-		// rank-1 update, then the read-out S^T q
-		float op = 0;
-		#pragma unroll
-		for (int r = 0; r < RPT; r++) {
-			s[r] += ks[sl * RPT + r] * d;
-			op += s[r] * qs[sl * RPT + r];
-		}
-		red[sl][lane] = op;
-		__syncthreads();
-		if (sl == 0) {
-			op = 0;
-			#pragma unroll
-			for (int x = 0; x < SLICES; x++)
-				op += red[x][lane];
+		const float op = delta_token<RPT>(s, qs, ks, v, alpha, b, red);
+		if (sl == 0)
 			o[((int64_t)t * Hv + h) * Dv + j] = op;
-		}
 	}
-	#pragma unroll
-	for (int r = 0; r < RPT; r++)
-		Sh[(int64_t)(sl * RPT + r) * Dv + j] = s[r];
+	state_put<RPT>(Sh, Dv, j, s);
 
 	/* the conv state: v channels are this block's alone; q and k channels
 	 * are written by the key head's last block to finish */
