@@ -162,10 +162,10 @@ static q8_src q8_src_of(const tf_q8_in *in, int n, int i, int64_t c)
 	return s;
 }
 
-static q8_op q8_op_of(const tf_weight *w, const q8_src &s, int n, float *y, int64_t ldy, int epi)
+static q8_op q8_op_of(const tf_weight *w, const q8_src &s, int n, float *y, int64_t ldy, int epi, int prefetch)
 {
 	return q8_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
-		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q8_ACC, 1 };
+		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q8_ACC, prefetch };
 }
 
 typedef void (*q8_fn)(const q8_op);
@@ -242,9 +242,10 @@ int tf_cuda_gemv_q8_takes(const tf_weight *w)
  * copies always, never, and for tiles of at most 64 KiB: 9B 4-bit (tiles
  * of 64 KiB, down's 192) 526.4, 520.9, 528.1; 27B 4-bit (80 KiB, down's
  * 272) 157.8, 161.3, 161.6. */
-static int prefetch_first(const tf_weight *w, int swi, int rpw)
+static int prefetch_first(const tf_weight *w, int rpw)
 {
-	const int64_t bytes = (int64_t)Q8_WARPS * (swi ? 2 : rpw) * w->cols * w->bits / 8;
+	/* a warp's rpw rows (a SwiGLU pair is two) of every warp */
+	const int64_t bytes = (int64_t)Q8_WARPS * rpw * w->cols * w->bits / 8;
 
 	return bytes <= 64 * 1024;
 }
@@ -262,10 +263,8 @@ static int launch(const tf_weight *w, const q8_src &src, int n, float *y, int64_
 		nb /= 2;
 	const int rpw = q8_rpw(rows, swi), tiles = q8_tiles(rows, swi, rpw);
 	const int grid = tiles < tf_cuda_sms() ? tiles : tf_cuda_sms();
-	q8_op op = q8_op_of(w, src, n, y, ldy, epi);
-	op.prefetch = prefetch_first(w, swi, rpw);
 	CUDA_CHECK(launch_k(pick(w, rpw, swi, nb, &nbmax), dim3(grid), dim3(Q8_WARPS * WARP),
-			    (size_t)smem_for(nb, cols), op));
+			    (size_t)smem_for(nb, cols), q8_op_of(w, src, n, y, ldy, epi, prefetch_first(w, rpw))));
 	return 0;
 }
 

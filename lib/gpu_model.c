@@ -323,6 +323,7 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 	const tf_config *c = &m->c;
 	tf_gpu_seq *g = tf_calloc(1, sizeof *g);
 	int L = c->layers;
+	int64_t gdn_counts = c->lin_k_heads > 0 ? c->lin_k_heads : 1;  /* one a key head */
 
 	g->m = m;
 	g->rows = GPU_PROMPT_SLICE;
@@ -342,13 +343,13 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 	g->pos = tf_cuda_alloc(8, "the step buffers");
 	g->args = tf_cuda_alloc(sizeof *g->args, "the step buffers");
 	g->draw = tf_cuda_alloc(4, "the step buffers");
-	g->gdn_count = tf_cuda_alloc(4 * (int64_t)(c->lin_k_heads > 0 ? c->lin_k_heads : 1), "the step buffers");
+	g->gdn_count = tf_cuda_alloc(4 * gdn_counts, "the step buffers");
 	g->h_ids = tf_cuda_host_alloc(4 * GPU_PROMPT_SLICE);
 	g->h_pos = tf_cuda_host_alloc(8);
 	g->h_args = tf_cuda_host_alloc(sizeof *g->h_args);
 	g->h_draw = tf_cuda_host_alloc(4);
-	if (!g->ids || !g->pos || !g->args || !g->draw || !g->gdn_count ||
-	    tf_cuda_zero(g->gdn_count, 4 * (int64_t)(c->lin_k_heads > 0 ? c->lin_k_heads : 1)) < 0 || !g->h_ids || !g->h_pos || !g->h_args || !g->h_draw ||
+	if (!g->ids || !g->pos || !g->args || !g->draw || !g->gdn_count || tf_cuda_zero(g->gdn_count, 4 * gdn_counts) < 0 ||
+	    !g->h_ids || !g->h_pos || !g->h_args || !g->h_draw ||
 	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW, c->vocab) < 0 ||
 	    tf_cuda_attn_scratch_init(&g->attn, c->heads, c->head_dim) < 0)
 		goto fail;
