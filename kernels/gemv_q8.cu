@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(Q8_WARPS * WARP, 1) gemv_q8(const __grid_const
 	 * finishes and the inputs are staged (where prefetch_first says so) */
 	if (op.prefetch)
 		prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, blockIdx.x);
-	pdl_wait();
+	/* pdl_wait is in the staging, after the loads of the norm factors */
 	q8_run<F, G, RPW, NB, SWI>(op);
 }
 

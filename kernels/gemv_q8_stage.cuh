@@ -94,25 +94,39 @@ static __device__ __forceinline__ void load_gates(const float *z, bool vec, int 
 
 /*
  * The int8 form of f32 rows j0 .. j0 + NB - 1 of kind K (a NORM, GNORM or
- * ROWS input) in column order: qt, sd, ss as stage() says. A thread holds
- * QH quads at once, every load issued before any is used: one trip to L2
- * for a row of up to QH * blockDim quads (left to the compiler, the loads
- * of each next quad waited for the shuffles of the one before, a trip each:
- * 2.7 to 3.9 us a product on the 9B). K and QH are constants so that each
- * kind holds only the arrays it uses.
+ * ROWS input): qt, sd, ss as stage() says, or (DIRECT, the 4-bit tiled
+ * form) the codes straight into sx in lane order. A thread holds QH quads
+ * at once, every load issued before any is used: one trip to L2 for a row
+ * of up to QH * blockDim quads (left to the compiler, the loads of each
+ * next quad waited for the shuffles of the one before, a trip each: 2.7
+ * to 3.9 us a product on the 9B). K and QH are constants so that each kind
+ * holds only the arrays it uses.
+ *
+ * The norm factors are weights, which no kernel writes: they are loaded
+ * before pdl_wait, so their trip (to memory: a token's weights stream
+ * through L2) overlaps the kernel before instead of following the row's.
  */
-template <int NB, int K, int QH>
-static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n, int cols, uint8_t *qt, float *sd,
-						  float *ss, float *red)
+template <int NB, int K, int QH, bool DIRECT>
+static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n, int cols, uint4 *sx, uint8_t *qt,
+						  float *sd, float *ss, float *red)
 {
 	const int nblk = cols / 32, quads = cols / 4, round = QH * blockDim.x;
 	/* the gates sit inside a wider row: 16-byte loads where aligned */
 	const bool zv = !(((uintptr_t)s.z | (uintptr_t)s.ldz * 4) & 15);
+	float4 v[QH], u[QH];    /* u: NORM factors (of the first round until reloaded), GNORM gates */
+	float4 g = make_float4(0, 0, 0, 0);
 
+	/* a GNORM thread's quads all sit at the same place in their heads
+	 * (blockDim and each round's start are multiples of d/4): one quad of
+	 * factors serves them all */
+	if (K == TF_Q8_NORM)
+		load_quads<QH>(s.w, 0, quads, true, u);
+	if (K == TF_Q8_GNORM)
+		g = ld4(s.w + 4 * threadIdx.x % s.d);
+	pdl_wait();
 	for (int j = 0; j < NB; j++) {
 		const bool in = j0 + j < n;
 		const float *xr = s.x + (int64_t)(j0 + j) * s.ldx, *zr = s.z + (int64_t)(j0 + j) * s.ldz;
-		float4 v[QH], u[QH];    /* u: NORM factors, GNORM gates */
 		float inv = 1.0f;
 		if (K == TF_Q8_NORM) {
 			float a = 0.0f;
@@ -128,7 +142,7 @@ static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n
 			/* a row of one round is still in v from its sum of squares */
 			if (K != TF_Q8_NORM || quads > round)
 				load_quads<QH>(xr, q0, quads, in, v);
-			if (K == TF_Q8_NORM)
+			if (K == TF_Q8_NORM && quads > round)
 				load_quads<QH>(s.w, q0, quads, true, u);
 			if (K == TF_Q8_GNORM)
 				load_gates<QH>(zr, zv, q0, quads, in, u);
@@ -154,14 +168,25 @@ static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n
 					 * about 2^-8 of them, and the IEEE forms cost some
 					 * twenty instructions each */
 					const float hi = rsqrtf(a / (float)s.d + s.eps);
-					const float4 g = live ? ld4(s.w + 4 * qd % s.d) : make_float4(0, 0, 0, 0);
 					x = make_float4(x.x * hi * g.x * silu_fast(u[i].x), x.y * hi * g.y * silu_fast(u[i].y),
 							x.z * hi * g.z * silu_fast(u[i].z), x.w * hi * g.w * silu_fast(u[i].w));
 				}
 				float dq, sq;
 				const uint32_t q4 = q8_quad(x, &dq, &sq);
+				/* DIRECT: lane order of F4T (stage's permutation), made
+				 * here: columns c .. c + 3 (c = 32 wi + 4t in a chunk)
+				 * meet c + 16 .. c + 19 from the lane four on, and the
+				 * lower lane writes the pair of words they make, so the
+				 * codes skip qt, a barrier and a pass over shared memory */
+				const uint32_t hi4 = DIRECT ? __shfl_down_sync(0xffffffff, q4, 4) : 0;
 				if (live) {
-					((uint32_t *)qt)[j * quads + qd] = q4;
+					if (!DIRECT) {
+						((uint32_t *)qt)[j * quads + qd] = q4;
+					} else if (!(qd & 4)) {
+						const int R = qd / 32 * 4 + qd % 4, wi = qd % 32 / 8;
+						uint2 *o = (uint2 *)(sx + (int64_t)j * (cols / 16) + R * 2 + (wi / 2 ^ swz<2>(R)));
+						o[wi % 2] = make_uint2(prmt<0x5140>(q4, hi4), prmt<0x7362>(q4, hi4));
+					}
 					if ((threadIdx.x & 7) == 0) {
 						sd[j * nblk + qd / 8] = dq;
 						ss[j * nblk + qd / 8] = sq;
@@ -177,7 +202,9 @@ static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n
  * form F: first each row's int8 codes in column order in qt, with their
  * scales sd and sums ss (copied from a split input, or made here from f32
  * rows: the RMSNorm of a whole row, the gated RMSNorm of each head of d, or
- * the values as they are), then the codes permuted into sx.
+ * the values as they are), then the codes permuted into sx (f32 rows for
+ * the 4-bit tiled form: straight into sx). It calls pdl_wait before it
+ * reads an input.
  *
  * The f32 rows are read 4 columns a thread (stage_rows). A row's sum
  * of squares is a block sum and a head's a butterfly over its d/4 lanes,
@@ -196,7 +223,11 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 	constexpr int QH1 = F::XW >= 32 ? 3 : 6, QH2 = F::XW >= 32 ? 2 : 4;
 	const int units = cols / 16, nblk = cols / 32;
 
+	/* 4-bit tiled: the f32 kinds write sx themselves (stage_rows) */
+	constexpr bool D = F::BITS == 4 && F::LANES == 4;
+
 	if (s.kind == TF_Q8_SPLIT) {
+		pdl_wait();
 		/* 8-byte copies: the int8 plane is 8-byte aligned (common.cuh) */
 		for (int i = threadIdx.x; i < NB * cols / 8; i += blockDim.x) {
 			const int j = i / (cols / 8);
@@ -209,12 +240,17 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 			sd[i] = j0 + j < n ? s.xd[at] : 0.0f;
 			ss[i] = j0 + j < n ? s.xs[at] : 0.0f;
 		}
-	} else if (s.kind == TF_Q8_NORM) {
-		stage_rows<NB, TF_Q8_NORM, QH2>(s, j0, n, cols, qt, sd, ss, red);
-	} else if (s.kind == TF_Q8_GNORM) {
-		stage_rows<NB, TF_Q8_GNORM, QH2>(s, j0, n, cols, qt, sd, ss, red);
 	} else {
-		stage_rows<NB, TF_Q8_ROWS, QH1>(s, j0, n, cols, qt, sd, ss, red);
+		if (s.kind == TF_Q8_NORM)
+			stage_rows<NB, TF_Q8_NORM, QH2, D>(s, j0, n, cols, sx, qt, sd, ss, red);
+		else if (s.kind == TF_Q8_GNORM)
+			stage_rows<NB, TF_Q8_GNORM, QH2, D>(s, j0, n, cols, sx, qt, sd, ss, red);
+		else
+			stage_rows<NB, TF_Q8_ROWS, QH1, D>(s, j0, n, cols, sx, qt, sd, ss, red);
+		if (D) {
+			__syncthreads();
+			return;
+		}
 	}
 	__syncthreads();
 	for (int i = threadIdx.x; i < NB * units; i += blockDim.x) {

@@ -162,6 +162,13 @@ int main(void)
 		run(&forms[i], TF_Q8_GNORM, TF_Q8_ACC, 77, 1024);
 		run(&forms[i], TF_Q8_ROWS, TF_Q8_ACC, 300, forms[i].group == 32 ? 1056 : forms[i].group == 64 ? 1088 : 1152);
 	}
+	/* the 4-bit tiled form puts the codes of f32 rows in lane order as it
+	 * makes them: rows taken in one trip a thread and in two (past 12288
+	 * columns plain, 8192 normed) */
+	run(&forms[0], TF_Q8_ROWS, TF_Q8_STORE, 40, 1024);
+	run(&forms[0], TF_Q8_ROWS, TF_Q8_ACC, 40, 12928);
+	run(&forms[0], TF_Q8_NORM, TF_Q8_STORE, 40, 8320);
+	run(&forms[0], TF_Q8_GNORM, TF_Q8_ACC, 40, 8320);
 	/* an odd number of rows is not gate and up halves */
 	{
 		tf_weight w = make_weight(TF_AFFINE, 5, 128, 4, 64), dw;
