@@ -67,6 +67,12 @@ static __device__ __forceinline__ void pdl_trigger(void)
 
 int tf_cuda_pdl(void);
 
+/* the line of p from memory into L2, nothing waiting for it */
+static __device__ __forceinline__ void prefetch_l2(const void *p)
+{
+	asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
+}
+
 template <typename... KArgs, typename... Args>
 static cudaError_t launch_k(void (*k)(KArgs...), dim3 grid, dim3 block, size_t smem, Args... args)
 {

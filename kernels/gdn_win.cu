@@ -15,9 +15,10 @@
  *
  * The conv state of a v channel has one block, which writes it at the end.
  * The q and k channels of a key head are read by all its blocks: each
- * counts itself done in count[hk] once its tokens are through, and the last
- * to arrive writes their state (every block has read the old one by then)
- * and sets the counter back to zero for the next launch.
+ * counts itself done in count[hk] once its first token has used the old
+ * state, and the last to arrive writes the new one at its end (every block
+ * has read the old one by then) and sets the counter back to zero for the
+ * next launch.
  */
 #include "common.cuh"
 #include "gdn_rule.cuh"
@@ -64,6 +65,7 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 	/* xs: this token's q (DK), k (DK), then the block's 32 v channels */
 	__shared__ float xs[NCH], red[SLICES][WARP];
 	__shared__ bool last;
+	unsigned arrived = 0;   /* thread 0: blocks of the key head counted before this one */
 
 	/* channel i of the block: q, k of key head hk, then v columns j0.. of head h */
 	int ch[2];
@@ -74,18 +76,19 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 		ch[c] = i < DK ? hk * DK + i : i < 2 * DK ? (int)kd + hk * DK + i - DK
 			: i < NCH ? (int)(2 * kd) + h * Dv + j0 + i - 2 * DK : -1;
 	}
-	/* the states (this kernel's own, from the step before) and the taps
-	 * are read while the kernel before, the input projection, still runs
-	 * (gdn_win.cuh: no launch right before this one writes them) */
+	/* the states (this kernel's own, from the step before), the taps and
+	 * the gates' weights are read while the kernel before, the input
+	 * projection, still runs (gdn_win.cuh: no launch right before this one
+	 * writes them) */
 	state_get<RPT>(Sh, Dv, j, s);
 	if (ch[0] >= 0)
 		w0.load(cw, cs, ch[0], (int)C, K);
 	if (ch[1] >= 0)
 		w1.load(cw, cs, ch[1], (int)C, K);
+	const float Ah = A_log[h], dth = dt_bias[h];
 	pdl_wait();
 	pdl_trigger();
 
-	const float Ah = A_log[h], dth = dt_bias[h];
 	for (int t = 0; t < n; t++) {
 		const float *mt = m + (int64_t)t * ld;
 
@@ -99,6 +102,15 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 		const float sp = av > 20.0f ? av : log1pf(expf(av));    /* torch's softplus */
 		const float g = -expf(Ah) * sp, b = sigmoid(mt[bo + h]), alpha = expf(g);
 		__syncthreads();
+		/* every thread has used the old q/k conv state (the first
+		 * token's conv, then the barrier): the block counts itself done
+		 * now, so that the count's trip overlaps the delta rule instead
+		 * of following the state's writes (only its result waits, at
+		 * the end) */
+		if (t == 0 && threadIdx.x == 0) {
+			__threadfence();
+			arrived = atomicAdd(count + hk, 1u);
+		}
 		if (sl < 2)
 			l2norm_warp<DK>(xs + sl * DK, sl ? 1.0f : rsqrtf((float)DK));
 		__syncthreads();
@@ -116,11 +128,8 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 		w0.store(cs, ch[0], (int)C, K);
 	if (threadIdx.x + SLICES * WARP >= 2 * DK && ch[1] >= 0)
 		w1.store(cs, ch[1], (int)C, K);
-	__syncthreads();
 	if (threadIdx.x == 0) {
-		const unsigned per = Hv / Hk * jt;      /* blocks of a key head */
-		__threadfence();
-		last = atomicAdd(count + hk, 1u) == per - 1;
+		last = arrived == Hv / Hk * jt - 1;     /* of the key head's blocks */
 		if (last)
 			count[hk] = 0;
 	}

@@ -33,11 +33,6 @@ struct q8_op {
 #define Q8_WARPS 16             /* warps a block */
 #define Q8_SMEM (200 * 1024)    /* shared memory a block may take */
 
-static __device__ __forceinline__ void prefetch_l2(const void *p)
-{
-	asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
-}
-
 /* lane step ch of row p: the WORDS words of lane t */
 template <class F>
 static __device__ __forceinline__ void load_step(const uint8_t *p, int ch, int t, uint32_t *w)
