@@ -39,9 +39,13 @@ __global__ void __launch_bounds__(Q8_WARPS * WARP, 1) gemv_q8(const __grid_const
 	pdl_trigger();
 	/* the weights need no earlier kernel: start the first tile's rows (and
 	 * their scales) on their way to L2 while the kernel before this one
-	 * finishes and the inputs are staged (where prefetch_first says so) */
-	if (op.prefetch)
-		prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, blockIdx.x);
+	 * finishes and the inputs are staged (as much as prefetch_first says) */
+	if (op.prefetch) {
+		/* the chunks of the first op.prefetch bytes of each row, one at least */
+		const int nch = op.cols / F::CC, cb = F::CC * F::BITS / 8;
+		const int nchp = op.prefetch / cb < 1 ? 1 : op.prefetch / cb < nch ? op.prefetch / cb : nch;
+		prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, blockIdx.x, nchp);
+	}
 	/* pdl_wait is in the staging, after the loads of the norm factors */
 	q8_run<F, G, RPW, NB, SWI>(op);
 }
@@ -235,19 +239,19 @@ int tf_cuda_gemv_q8_takes(const tf_weight *w)
 	       smem_for(1, (int)w->cols) <= Q8_SMEM && pick(w, 1, 0, 1, &nbmax) != NULL;
 }
 
-/* whether a block sends its first tile to L2 before it waits (gemv_q8):
- * where that tile's codes are at most 64 KiB. The copies overlap the wait
+/* bytes of each row of its first tile a block sends to L2 before it waits
+ * (gemv_q8): the tile's first 64 KiB of codes. The copies overlap the wait
  * and the staging, but they also take bandwidth from the kernel still
- * running, which measured a loss on wider rows. tg128 in tokens/s with the
- * copies always, never, and for tiles of at most 64 KiB: 9B 4-bit (tiles
- * of 64 KiB, down's 192) 526.4, 520.9, 528.1; 27B 4-bit (80 KiB, down's
- * 272) 157.8, 161.3, 161.6. */
+ * running, which measured a loss where wider tiles went whole. tg128 in
+ * tokens/s with the copies always whole, never, and whole for tiles of at
+ * most 64 KiB: 9B 4-bit (tiles of 64 KiB, down's 192) 526.4, 520.9, 528.1;
+ * 27B 4-bit (80 KiB, down's 272) 157.8, 161.3, 161.6. The first 64 KiB of
+ * every tile against whole tiles of at most 64 KiB: 572.4 against 569.4
+ * and 171.5 against 169.3. */
 static int prefetch_first(const tf_weight *w, int rpw)
 {
-	/* a warp's rpw rows (a SwiGLU pair is two) of every warp */
-	const int64_t bytes = (int64_t)Q8_WARPS * rpw * w->cols * w->bits / 8;
-
-	return bytes <= 64 * 1024;
+	/* a warp's rpw rows (a SwiGLU pair is two) of every warp share 64 KiB */
+	return 64 * 1024 / (Q8_WARPS * rpw);
 }
 
 /* one launch for n <= 16 rows */

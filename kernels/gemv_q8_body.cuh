@@ -22,7 +22,7 @@ struct q8_op {
 	float *y;                       /* (n, rows) (SWI: (n, rows/2)): row i at y + i * ldy */
 	int64_t ldy;
 	int accumulate;                 /* y += p */
-	int prefetch;                   /* send the block's first tile to L2 before the wait */
+	int prefetch;                   /* bytes of each row of the block's first tile sent to L2 before the wait */
 };
 
 /* One block of 16 warps a multiprocessor, not two of 8: every block stages
@@ -94,26 +94,27 @@ static __device__ __forceinline__ int tile_row(int tile, int warp, int r, int ro
 	return r0 + r < rows ? r0 + r : r0;
 }
 
-/* the rows of this warp in tile `tile` and their scales (biases), into L2
- * (only the first tile: prefetching each next tile as well measured slower,
- * 2.50 against 2.72 TB/s on the 9B 4-bit products) */
+/* the first nchp chunks of the rows of this warp in tile `tile` and their
+ * scales (biases), into L2 (only the first tile: prefetching each next tile
+ * as well measured slower, 2.50 against 2.72 TB/s on the 9B 4-bit products) */
 template <class F, int G, int RPW, bool SWI>
 static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const uint16_t *scales,
-						     const uint16_t *biases, int rows, int cols, int tile)
+						     const uint16_t *biases, int rows, int cols, int tile, int nchp)
 {
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	const int t = lane % F::LANES, cl = lane / F::LANES, nch = cols / F::CC, ngroups = cols / G;
+	const int t = lane % F::LANES, cl = lane / F::LANES, ngroups = cols / G;
 	const int trows = SWI ? rows / 2 : rows, per = SWI ? 1 : RPW;
 	const int64_t rowbytes = (int64_t)cols * F::BITS / 8;
+	const int gp = (int)((int64_t)ngroups * nchp * F::CC / cols);  /* groups of those chunks */
 
 	if ((tile * Q8_WARPS + warp) * per >= trows)
 		return;
 	#pragma unroll
 	for (int r = 0; r < RPW; r++) {
 		const int64_t row = tile_row<RPW, SWI>(tile, warp, r, rows);
-		for (int ch = cl; ch < nch; ch += WARP / F::LANES)
+		for (int ch = cl; ch < nchp; ch += WARP / F::LANES)
 			prefetch_l2(wdata + row * rowbytes + ((int64_t)ch * F::LANES + t) * (F::WORDS * 4));
-		for (int g = lane * 64; g < ngroups; g += WARP * 64) {
+		for (int g = lane * 64; g < gp; g += WARP * 64) {
 			prefetch_l2(scales + row * ngroups + g);
 			if (!F::SIGN)
 				prefetch_l2(biases + row * ngroups + g);
