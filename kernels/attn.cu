@@ -63,11 +63,11 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int th = blockIdx.x / S, b = blockIdx.x % S;       /* (token, head), its block */
 	const int t = th / Hq, h = th % Hq, kvh = h / (Hq / Hkv);
-	/* the position is on the device before the pass's first kernel, and
-	 * the cache rows before it are earlier passes' (attn.cuh): while the
-	 * kernel before runs, the rows of this warp's first two trips go from
-	 * memory (a token's weights stream through L2) to L2. Every row of a
-	 * block's first chunk measured slower at depth 4096 (515 against 522
+	/* the position is on the device before the pass's first kernel
+	 * (attn.cuh), and the cache rows before it are earlier passes': while
+	 * the kernel before runs, the rows of this warp's first two trips go
+	 * from memory (a token's weights stream through L2) to L2. Every row of
+	 * a block's first chunk measured slower at depth 4096 (515 against 522
 	 * tokens/s on the 9B 4-bit), for a gain of 1% at tg128. */
 	const int64_t p0 = *pos, len = p0 + t + 1;
 	const bool alone = S == 1 || len <= CHUNK;

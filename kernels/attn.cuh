@@ -22,11 +22,11 @@ typedef struct tf_attn_scratch {
 } tf_attn_scratch;
 
 /* For n new tokens at positions *pos .. *pos + n - 1 (their keys and values
- * already in the cache; *pos and the rows before it written before the
- * pass's first kernel, which lets the kernel read them before its wait for
- * the kernel before it, kernels/common.cuh): query head h of token t attends to cache rows
- * 0 .. *pos + t of KV head h / (Hq / Hkv) with scale 1/sqrt(D), softmax in
- * fp32, and the result is gated by sigmoid(gate) (qwen35-spec 3.4).
+ * already in the cache; *pos copied in before the pass's first kernel, so
+ * that the kernel reads it before its wait for the kernel before it,
+ * kernels/common.cuh): query head h of token t attends to cache rows 0 ..
+ * *pos + t of KV head h / (Hq / Hkv) with scale 1/sqrt(D), softmax in fp32,
+ * and the result is gated by sigmoid(gate) (qwen35-spec 3.4).
  *   qg  (n, Hq, 2, D)  query (normed, rotated), then gate, per head; token
  *                      t's at qg + t * qstride
  *   kc, vc (cap, Hkv, D) the layer's cache

@@ -51,8 +51,10 @@ int tf_cuda_sms(void);
  * while this one finishes. Every kernel calls pdl_wait() before it reads
  * anything an earlier kernel wrote (it returns once that kernel has
  * completed and its writes are visible); what needs no earlier result (a
- * product's weights) can be loaded before it, which hides the gap between
- * kernels. pdl_trigger() lets the next kernel launch. Both are no-ops for a
+ * product's weights, norm factors, a position copied in before the pass's
+ * first kernel) can be loaded before it, which hides the gap between
+ * kernels, and lines can be sent to L2 (prefetch_l2) whatever wrote them.
+ * pdl_trigger() lets the next kernel launch. Both are no-ops for a
  * kernel launched without the attribute. TF_CUDA_PDL=0 turns it off.
  */
 static __device__ __forceinline__ void pdl_wait(void)

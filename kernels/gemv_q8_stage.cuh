@@ -224,7 +224,7 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 	const int units = cols / 16, nblk = cols / 32;
 
 	/* 4-bit tiled: the f32 kinds write sx themselves (stage_rows) */
-	constexpr bool D = F::BITS == 4 && F::LANES == 4;
+	constexpr bool direct = F::BITS == 4 && F::LANES == 4;
 
 	if (s.kind == TF_Q8_SPLIT) {
 		pdl_wait();
@@ -242,12 +242,12 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 		}
 	} else {
 		if (s.kind == TF_Q8_NORM)
-			stage_rows<NB, TF_Q8_NORM, QH2, D>(s, j0, n, cols, sx, qt, sd, ss, red);
+			stage_rows<NB, TF_Q8_NORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
 		else if (s.kind == TF_Q8_GNORM)
-			stage_rows<NB, TF_Q8_GNORM, QH2, D>(s, j0, n, cols, sx, qt, sd, ss, red);
+			stage_rows<NB, TF_Q8_GNORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
 		else
-			stage_rows<NB, TF_Q8_ROWS, QH1, D>(s, j0, n, cols, sx, qt, sd, ss, red);
-		if (D) {
+			stage_rows<NB, TF_Q8_ROWS, QH1, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
+		if (direct) {
 			__syncthreads();
 			return;
 		}
