@@ -11,7 +11,9 @@ extern "C" {
 /* For n tokens and `heads` heads, the head vector x[t*tstride + h*hstride ..
  * + D) is RMS-normed with factor w (D) and its first rot dims are turned
  * rotate-half style by position *pos + t at base theta (spec 3.4 step 3-4,
- * 3.5). pos lives on the device so a captured step reads the current one. */
+ * 3.5). pos lives on the device so a captured step reads the current one;
+ * it is copied in before the pass's first kernel (read before the kernel's
+ * wait). D at most 512, rot at most D. */
 int tf_cuda_qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride, int64_t hstride,
 			 const float *w, float eps, int rot, float theta, const int64_t *pos);
 

@@ -127,6 +127,12 @@ static void test_rope(void)
 		free(x); free(w); free(want); free(got);
 		tf_cuda_free(dx); tf_cuda_free(dw); tf_cuda_free(dp);
 	}
+	/* a lane holds 16 entries of a head: a wider one is refused, as is
+	 * rotary past the head */
+	ok(tf_cuda_qk_norm_rope(NULL, 1, 1, 1024, 1024, 1024, NULL, 1e-6f, 64, 1e7f, NULL) < 0 &&
+	   strstr(tf_errmsg(), "1024-dim head"), "a head of 1024 is refused: %s", tf_errmsg());
+	ok(tf_cuda_attn_prep(NULL, 1, 2, 1, 64, 256, NULL, NULL, 1e-6f, 128, 1e7f, NULL, NULL, NULL) < 0 &&
+	   strstr(tf_errmsg(), "rotary of 128 dims"), "rotary past the head is refused: %s", tf_errmsg());
 }
 
 /* double reference of gated causal attention for rows at pos0 .. pos0+n-1 */
