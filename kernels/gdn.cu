@@ -13,7 +13,6 @@
 #include "gdn_rule.cuh"
 #include "gdn.cuh"
 
-
 __global__ void gdn_prep(float *qkv, float *b, float *a, int64_t ld, const float *__restrict__ A_log,
 			 const float *__restrict__ dt_bias, int n, int Hk, int Hv, int Dk, int Dv)
 {

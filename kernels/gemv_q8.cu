@@ -37,15 +37,21 @@ template <class F, int G, int RPW, int NB, bool SWI>
 __global__ void __launch_bounds__(Q8_WARPS * WARP, 1) gemv_q8(const __grid_constant__ q8_op op)
 {
 	pdl_trigger();
-	/* the weights need no earlier kernel: start the first tile's rows (and
-	 * their scales) on their way to L2 while the kernel before this one
-	 * finishes and the inputs are staged (as much as prefetch_first says) */
-	if (op.prefetch) {
-		/* the chunks of the first op.prefetch bytes of each row, one at least */
-		const int nch = op.cols / F::CC, cb = F::CC * F::BITS / 8;
-		const int nchp = op.prefetch / cb < 1 ? 1 : op.prefetch / cb < nch ? op.prefetch / cb : nch;
-		prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, blockIdx.x, nchp);
-	}
+	/* the weights need no earlier kernel: start the first 64 KiB of codes
+	 * of the block's first tile (the first chunks of each of its rows, one
+	 * at least, and their scales) on their way to L2 while the kernel
+	 * before this one finishes and the inputs are staged. The copies also
+	 * take bandwidth from the kernel still running, which measured a loss
+	 * where wider tiles went whole. tg128 in tokens/s with whole tiles
+	 * always, never, and only those of at most 64 KiB: 9B 4-bit (tiles of
+	 * 64 KiB, down's 192) 526.4, 520.9, 528.1; 27B 4-bit (80 KiB, down's
+	 * 272) 157.8, 161.3, 161.6. The first 64 KiB of every tile against
+	 * whole tiles of at most 64 KiB: 572.4 against 569.4 and 171.5 against
+	 * 169.3. */
+	constexpr int ROWBYTES = 64 * 1024 / (Q8_WARPS * RPW), CB = F::CC * F::BITS / 8;
+	const int nch = op.cols / F::CC;
+	const int nchp = ROWBYTES / CB < 1 ? 1 : ROWBYTES / CB < nch ? ROWBYTES / CB : nch;
+	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, blockIdx.x, nchp);
 	/* pdl_wait is in the staging, after the loads of the norm factors */
 	q8_run<F, G, RPW, NB, SWI>(op);
 }
@@ -166,10 +172,10 @@ static q8_src q8_src_of(const tf_q8_in *in, int n, int i, int64_t c)
 	return s;
 }
 
-static q8_op q8_op_of(const tf_weight *w, const q8_src &s, int n, float *y, int64_t ldy, int epi, int prefetch)
+static q8_op q8_op_of(const tf_weight *w, const q8_src &s, int n, float *y, int64_t ldy, int epi)
 {
 	return q8_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
-		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q8_ACC, prefetch };
+		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q8_ACC };
 }
 
 typedef void (*q8_fn)(const q8_op);
@@ -239,21 +245,6 @@ int tf_cuda_gemv_q8_takes(const tf_weight *w)
 	       smem_for(1, (int)w->cols) <= Q8_SMEM && pick(w, 1, 0, 1, &nbmax) != NULL;
 }
 
-/* bytes of each row of its first tile a block sends to L2 before it waits
- * (gemv_q8): the tile's first 64 KiB of codes. The copies overlap the wait
- * and the staging, but they also take bandwidth from the kernel still
- * running, which measured a loss where wider tiles went whole. tg128 in
- * tokens/s with the copies always whole, never, and whole for tiles of at
- * most 64 KiB: 9B 4-bit (tiles of 64 KiB, down's 192) 526.4, 520.9, 528.1;
- * 27B 4-bit (80 KiB, down's 272) 157.8, 161.3, 161.6. The first 64 KiB of
- * every tile against whole tiles of at most 64 KiB: 572.4 against 569.4
- * and 171.5 against 169.3. */
-static int prefetch_first(const tf_weight *w, int rpw)
-{
-	/* a warp's rpw rows (a SwiGLU pair is two) of every warp share 64 KiB */
-	return 64 * 1024 / (Q8_WARPS * rpw);
-}
-
 /* one launch for n <= 16 rows */
 static int launch(const tf_weight *w, const q8_src &src, int n, float *y, int64_t ldy, int epi)
 {
@@ -268,7 +259,7 @@ static int launch(const tf_weight *w, const q8_src &src, int n, float *y, int64_
 	const int rpw = q8_rpw(rows, swi), tiles = q8_tiles(rows, swi, rpw);
 	const int grid = tiles < tf_cuda_sms() ? tiles : tf_cuda_sms();
 	CUDA_CHECK(launch_k(pick(w, rpw, swi, nb, &nbmax), dim3(grid), dim3(Q8_WARPS * WARP),
-			    (size_t)smem_for(nb, cols), q8_op_of(w, src, n, y, ldy, epi, prefetch_first(w, rpw))));
+			    (size_t)smem_for(nb, cols), q8_op_of(w, src, n, y, ldy, epi)));
 	return 0;
 }
 

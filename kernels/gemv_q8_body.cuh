@@ -22,7 +22,6 @@ struct q8_op {
 	float *y;                       /* (n, rows) (SWI: (n, rows/2)): row i at y + i * ldy */
 	int64_t ldy;
 	int accumulate;                 /* y += p */
-	int prefetch;                   /* bytes of each row of the block's first tile sent to L2 before the wait */
 };
 
 /* One block of 16 warps a multiprocessor, not two of 8: every block stages
