@@ -25,6 +25,16 @@ struct q8_src {
 	int d;
 };
 
+/* rint(v * inv) (|v * inv| <= 127.5) in the low byte: adding 1.5 * 2^23
+ * leaves the product rounded to an integer, ties to even as rint, in the
+ * low bits of the sum, for an add in place of a conversion (which issues
+ * at a quarter of the rate). The product is rounded first, as the host's
+ * rint(v * inv): __fmul_rn keeps the compiler from fusing it into the add. */
+static __device__ __forceinline__ uint32_t q8_code(float v, float inv)
+{
+	return __float_as_uint(__fadd_rn(__fmul_rn(v, inv), 12582912.0f));
+}
+
 /* the int8 form of 32 values held 4 a lane by 8 consecutive lanes (the
  * largest magnitude and the sum over the 8 lanes in a fixed butterfly):
  * the lane's 4 codes as one word, the block's scale and sum in d and sum */
@@ -36,11 +46,11 @@ static __device__ __forceinline__ uint32_t q8_quad(float4 v, float *d, float *su
 		m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
 		s += __shfl_xor_sync(0xffffffff, s, o);
 	}
-	const float inv = m > 0.0f ? 127.0f / m : 0.0f;
-	*d = m / 127.0f;
+	const float inv = m > 0.0f ? q8_inv(m) : 0.0f;
+	*d = q8_scale(m);
 	*sum = s;
-	return (uint32_t)(uint8_t)__float2int_rn(v.x * inv) | (uint32_t)(uint8_t)__float2int_rn(v.y * inv) << 8 |
-	       (uint32_t)(uint8_t)__float2int_rn(v.z * inv) << 16 | (uint32_t)(uint8_t)__float2int_rn(v.w * inv) << 24;
+	return prmt<0x5410>(prmt<0x0040>(q8_code(v.x, inv), q8_code(v.y, inv)),
+			    prmt<0x0040>(q8_code(v.z, inv), q8_code(v.w, inv)));
 }
 
 /* x sigmoid(x) with the approximate exp and division (0 where exp(-x)

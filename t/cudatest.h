@@ -114,17 +114,18 @@ static float *split_scales(uint16_t *planes, int64_t n) { return split_sums(plan
 static int8_t *split_q8(uint16_t *planes, int64_t n) { return (int8_t *)(split_scales(planes, n) + (n + 31) / 32); }
 
 /* the int8 form put_split writes, computed the same way: per 32 values the
- * largest magnitude m, scale m / 127, codes rint(x * (127 / m)) */
+ * largest magnitude m, scale m * (1 / 127), codes rint(x * (127 * (1 / m)))
+ * (q8_inv and q8_scale of common.cuh) */
 static void q8_block(const float *x, int8_t *q, float *scale)
 {
 	float m = 0;
 
 	for (int i = 0; i < 32; i++)
 		m = fmaxf(m, fabsf(x[i]));
-	float inv = 127.0f / m;
+	float inv = 127.0f * (1.0f / m);
 	for (int i = 0; i < 32; i++)
 		q[i] = m > 0 ? (int8_t)lrintf(x[i] * inv) : 0;
-	*scale = m / 127.0f;
+	*scale = m * (1.0f / 127.0f);
 }
 
 /* split activations: planes (2, n) hold hi = bf16(x) and lo = bf16(x - hi)

@@ -688,7 +688,7 @@ static void test_act(void)
 		same &= !memcmp(&sc[k], split_scales(hq, m) + k, 4);
 	}
 	same &= !memcmp(q, split_q8(hq, m), m);
-	ok(same, "the int8 form: codes rint(x * 127 / max|x|) and scale max|x| / 127 per 32 values");
+	ok(same, "the int8 form: codes rint(x * 127 (1 / max|x|)) and scale max|x| (1 / 127) per 32 values");
 	free(hq); free(q); free(sc);
 	free(gu); free(g); free(want); free(got); free(h);
 	tf_cuda_free(d16); tf_cuda_free(dgu); tf_cuda_free(dg);
