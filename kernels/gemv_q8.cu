@@ -33,7 +33,7 @@
 #include "gemv_q8.cuh"
 #include "gemv_q8_body.cuh"
 
-template <class F, int G, int RPW, int NB, bool SWI>
+template <class F, int G, int RPW, int NB, bool SWI, bool I8 = false>
 __global__ void __launch_bounds__(Q8_WARPS * WARP, 1) gemv_q8(const __grid_constant__ q8_op op)
 {
 	pdl_trigger();
@@ -51,9 +51,9 @@ __global__ void __launch_bounds__(Q8_WARPS * WARP, 1) gemv_q8(const __grid_const
 	constexpr int ROWBYTES = 64 * 1024 / (Q8_WARPS * RPW), CB = F::CC * F::BITS / 8;
 	const int nch = op.cols / F::CC;
 	const int nchp = ROWBYTES / CB < 1 ? 1 : ROWBYTES / CB < nch ? ROWBYTES / CB : nch;
-	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, blockIdx.x, nchp);
+	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, tile_of(0, I8), nchp);
 	/* pdl_wait is in the staging, after the loads of the norm factors */
-	q8_run<F, G, RPW, NB, SWI>(op);
+	q8_run<F, G, RPW, NB, SWI, I8>(op);
 }
 
 /* v.template go<F, G>() for w's form and group where a kernel takes them,
@@ -175,7 +175,7 @@ static q8_src q8_src_of(const tf_q8_in *in, int n, int i, int64_t c)
 static q8_op q8_op_of(const tf_weight *w, const q8_src &s, int n, float *y, int64_t ldy, int epi)
 {
 	return q8_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
-		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q8_ACC };
+		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q8_ACC, NULL, NULL, NULL, 0 };
 }
 
 typedef void (*q8_fn)(const q8_op);
@@ -190,19 +190,21 @@ struct nbc {
  * input rows a pass (at most the form's NBMAX, given in nbmax) */
 struct picker {
 	typedef q8_fn ret;
-	int rpw, swi, nb, nbmax;
+	int rpw, swi, nb, nbmax, i8;
 
-	template <class F, int G, int RPW, bool SWI>
+	template <class F, int G, int RPW, bool SWI, bool I8 = false>
 	q8_fn nb_of(void)
 	{
-		return nb >= 4 ? gemv_q8<F, G, RPW, nbc<F, 4>::v, SWI> : nb >= 2 ? gemv_q8<F, G, RPW, nbc<F, 2>::v, SWI>
-			: gemv_q8<F, G, RPW, 1, SWI>;
+		return nb >= 4 ? gemv_q8<F, G, RPW, nbc<F, 4>::v, SWI, I8> : nb >= 2 ? gemv_q8<F, G, RPW, nbc<F, 2>::v, SWI, I8>
+			: gemv_q8<F, G, RPW, 1, SWI, I8>;
 	}
 	template <class F, int G>
 	q8_fn go(void)
 	{
 		nbmax = F::NBMAX;
-		return swi ? nb_of<F, G, 2, true>() : rpw == 2 ? nb_of<F, G, 2, false>() : nb_of<F, G, 1, false>();
+		if (swi)
+			return i8 ? nb_of<F, G, 2, true, true>() : nb_of<F, G, 2, true>();
+		return rpw == 2 ? nb_of<F, G, 2, false>() : nb_of<F, G, 1, false>();
 	}
 	q8_fn none(void)
 	{
@@ -210,10 +212,11 @@ struct picker {
 	}
 };
 
-/* the kernel for w's form, NULL where none; its NBMAX in *nbmax */
-static q8_fn pick(const tf_weight *w, int rpw, int swi, int nb, int *nbmax)
+/* the kernel for w's form, NULL where none; its NBMAX in *nbmax (i8:
+ * the SwiGLU outputs as their int8 form) */
+static q8_fn pick(const tf_weight *w, int rpw, int swi, int nb, int *nbmax, int i8 = 0)
 {
-	picker p = { rpw, swi, nb, 0 };
+	picker p = { rpw, swi, nb, 0, i8 };
 	q8_fn f = visit_form(w, p);
 
 	*nbmax = p.nbmax;
@@ -245,8 +248,26 @@ int tf_cuda_gemv_q8_takes(const tf_weight *w)
 	       smem_for(1, (int)w->cols) <= Q8_SMEM && pick(w, 1, 0, 1, &nbmax) != NULL;
 }
 
-/* one launch for n <= 16 rows */
-static int launch(const tf_weight *w, const q8_src &src, int n, float *y, int64_t ldy, int epi)
+/* blocks of a launch: one a tile, or a pair of tiles (SwiGLU with int8
+ * outputs, tile_of), at most one a multiprocessor */
+static int q8_grid(int rows, int swi, int paired)
+{
+	const int rpw = q8_rpw(rows, swi), tiles = q8_tiles(rows, swi, rpw), units = paired ? (tiles + 1) / 2 : tiles;
+
+	return units < tf_cuda_sms() ? units : tf_cuda_sms();
+}
+
+/* tiles the busiest block takes */
+static int q8_rounds(int rows, int swi, int paired)
+{
+	const int tiles = q8_tiles(rows, swi, q8_rpw(rows, swi)), units = paired ? (tiles + 1) / 2 : tiles;
+	const int grid = q8_grid(rows, swi, paired);
+
+	return (units + grid - 1) / grid * (paired ? 2 : 1);
+}
+
+/* one launch for n <= 16 rows (op: its output, q8_op_of's fields) */
+static int launch(const tf_weight *w, int n, int epi, const q8_op &op)
 {
 	const int rows = (int)w->rows, cols = (int)w->cols, swi = epi == TF_Q8_SWIGLU;
 	int nb = n >= 4 ? 4 : n >= 2 ? 2 : 1, nbmax;
@@ -256,10 +277,9 @@ static int launch(const tf_weight *w, const q8_src &src, int n, float *y, int64_
 		nb = nbmax;
 	while (nb > 1 && smem_for(nb, cols) > Q8_SMEM)
 		nb /= 2;
-	const int rpw = q8_rpw(rows, swi), tiles = q8_tiles(rows, swi, rpw);
-	const int grid = tiles < tf_cuda_sms() ? tiles : tf_cuda_sms();
-	CUDA_CHECK(launch_k(pick(w, rpw, swi, nb, &nbmax), dim3(grid), dim3(Q8_WARPS * WARP),
-			    (size_t)smem_for(nb, cols), q8_op_of(w, src, n, y, ldy, epi)));
+	const int i8 = op.yq != NULL;
+	CUDA_CHECK(launch_k(pick(w, q8_rpw(rows, swi), swi, nb, &nbmax, i8), dim3(q8_grid(rows, swi, i8)),
+			    dim3(Q8_WARPS * WARP), (size_t)smem_for(nb, cols), op));
 	return 0;
 }
 
@@ -269,7 +289,48 @@ int tf_cuda_gemv_q8(const tf_weight *w, const tf_q8_in *in, int n, float *y, int
 		return -1;
 	for (int i = 0; i < n; i += 16) {
 		const int m = n - i < 16 ? n - i : 16;
-		if (launch(w, q8_src_of(in, n, i, w->cols), m, y + i * ldy, ldy, epi) < 0)
+		if (launch(w, m, epi, q8_op_of(w, q8_src_of(in, n, i, w->cols), m, y + i * ldy, ldy, epi)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int tf_cuda_gemv_q8_swiglu8_takes(const tf_weight *w)
+{
+	const int64_t out = w->rows / 2;
+
+	return tf_cuda_gemv_q8_takes(w) && w->rows % 2 == 0 && out % 32 == 0 &&
+	       out / 32 <= (int64_t)Q8_ROUNDS * q8_grid((int)w->rows, 1, 1);
+}
+
+int tf_cuda_gemv_q8_swiglu8_pays(const tf_weight *w)
+{
+	/* pairs of tiles must not leave the busiest block more tiles: the
+	 * 27B's 1088 tiles are 9 rounds of 132 blocks, its 544 pairs 10
+	 * tiles' worth (168.3 against 173.2 tokens/s) */
+	return tf_cuda_gemv_q8_swiglu8_takes(w) && q8_rounds((int)w->rows, 1, 1) <= q8_rounds((int)w->rows, 1, 0);
+}
+
+int tf_cuda_gemv_q8_swiglu8(const tf_weight *w, const tf_q8_in *in, int n, uint16_t *split)
+{
+	const int64_t out = w->rows / 2;
+
+	if (q8_check(w, in, TF_Q8_SWIGLU) < 0)
+		return -1;
+	if (!tf_cuda_gemv_q8_swiglu8_takes(w))
+		return tf_err("SwiGLU product of %lld rows: no int8 outputs (half the rows not whole 32-column blocks, "
+			      "or more than %d of those a block)", (long long)w->rows, Q8_ROUNDS);
+	/* the parts after the planes (common.cuh), for all n rows */
+	float *ys = (float *)(split + 2 * n * out), *yd = ys + n * out / 32;
+	int8_t *yq = (int8_t *)(yd + n * out / 32);
+	for (int i = 0; i < n; i += 16) {
+		const int m = n - i < 16 ? n - i : 16;
+		q8_op op = q8_op_of(w, q8_src_of(in, n, i, w->cols), m, NULL, 0, TF_Q8_SWIGLU);
+		op.yq = yq + i * out;
+		op.yd = yd + i * (out / 32);
+		op.ys = ys + i * (out / 32);
+		op.ldq = out;
+		if (launch(w, m, TF_Q8_SWIGLU, op) < 0)
 			return -1;
 	}
 	return 0;
@@ -277,11 +338,12 @@ int tf_cuda_gemv_q8(const tf_weight *w, const tf_q8_in *in, int n, float *y, int
 
 /* every kernel of a form may take Q8_SMEM of shared memory */
 struct allower {
-	template <class F, int G, int RPW, bool SWI>
+	template <class F, int G, int RPW, bool SWI, bool I8 = false>
 	cudaError_t one(void)
 	{
-		const void *fs[] = { (const void *)gemv_q8<F, G, RPW, 1, SWI>, (const void *)gemv_q8<F, G, RPW, nbc<F, 2>::v, SWI>,
-				     (const void *)gemv_q8<F, G, RPW, nbc<F, 4>::v, SWI> };
+		const void *fs[] = { (const void *)gemv_q8<F, G, RPW, 1, SWI, I8>,
+				     (const void *)gemv_q8<F, G, RPW, nbc<F, 2>::v, SWI, I8>,
+				     (const void *)gemv_q8<F, G, RPW, nbc<F, 4>::v, SWI, I8> };
 		for (const void *f : fs) {
 			cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, Q8_SMEM);
 			if (e != cudaSuccess)
@@ -295,7 +357,9 @@ struct allower {
 		cudaError_t e = one<F, G, 1, false>();
 		if (e == cudaSuccess)
 			e = one<F, G, 2, false>();
-		return e == cudaSuccess ? one<F, G, 2, true>() : e;
+		if (e == cudaSuccess)
+			e = one<F, G, 2, true>();
+		return e == cudaSuccess ? one<F, G, 2, true, true>() : e;
 	}
 };
 

@@ -56,6 +56,21 @@ enum {
  * n >= 1, taken 16 rows at a time. W must be one tf_cuda_gemv_q8_takes
  * accepts. */
 int tf_cuda_gemv_q8(const tf_weight *w, const tf_q8_in *in, int n, float *y, int64_t ldy, int epi);
+/* The SwiGLU product (TF_Q8_SWIGLU) with its outputs as their int8 form:
+ * the scales, sums and codes of the split input of (n, rows/2) at split
+ * (common.cuh; the bf16 planes are left as they are), what a product with
+ * inputs of kind TF_Q8_SPLIT reads. The codes and scales are the ones the
+ * f32 outputs would be given as TF_Q8_ROWS inputs; the sums are in another
+ * order. Rows stay independent. */
+int tf_cuda_gemv_q8_swiglu8(const tf_weight *w, const tf_q8_in *in, int n, uint16_t *split);
+/* whether tf_cuda_gemv_q8_swiglu8 takes w: half its rows whole 32-column
+ * blocks, not too many of them */
+int tf_cuda_gemv_q8_swiglu8_takes(const tf_weight *w);
+/* whether it takes w and is expected to be faster than the f32 outputs:
+ * a block makes the 32 outputs of a block of them, two tiles of rows, so
+ * the tiles go to blocks in pairs; not where that loads the busiest
+ * block with more of them (few tiles a multiprocessor) */
+int tf_cuda_gemv_q8_swiglu8_pays(const tf_weight *w);
 /* whether tf_cuda_gemv_q8 takes w (same test it applies) */
 int tf_cuda_gemv_q8_takes(const tf_weight *w);
 /* whether TF_Q8_GNORM takes heads of d over cols: d a power of two from 4

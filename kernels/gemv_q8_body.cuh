@@ -22,6 +22,12 @@ struct q8_op {
 	float *y;                       /* (n, rows) (SWI: (n, rows/2)): row i at y + i * ldy */
 	int64_t ldy;
 	int accumulate;                 /* y += p */
+	/* SWI with yq: the int8 form of the outputs (common.cuh) in place of
+	 * y, row i's codes at yq + i * ldq, its 32-column scales and sums at
+	 * yd, ys + i * ldq / 32 */
+	int8_t *yq;
+	float *yd, *ys;
+	int64_t ldq;
 };
 
 /* One block of 16 warps a multiprocessor, not two of 8: every block stages
@@ -79,6 +85,16 @@ static __device__ __forceinline__ float bf16_at(const uint32_t *v, int i)
 	return __uint_as_float(i % 2 ? v[i / 2] & 0xffff0000u : v[i / 2] << 16);
 }
 
+/* the block's k-th tile, or past the last: every gridDim.x-th from the
+ * block's own; paired (SWI with int8 outputs), two at a time, tiles 2s
+ * and 2s + 1 of s = blockIdx.x, + gridDim.x, ..., the 32 pairs of output
+ * block s, so that one block has all 32 values of each output block it
+ * makes */
+static __device__ __forceinline__ int tile_of(int k, bool paired)
+{
+	return paired ? 2 * ((int)blockIdx.x + (k >> 1) * (int)gridDim.x) + (k & 1) : (int)blockIdx.x + k * (int)gridDim.x;
+}
+
 /* weight row r (0 .. RPW-1) of a warp's tile: consecutive rows, or with SWI
  * (SwiGLU on the output: gate rows, then as many up rows) the gate row p
  * and the up row p + rows/2 of pair p */
@@ -121,7 +137,40 @@ static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const
 	}
 }
 
-template <class F, int G, int RPW, int NB, bool SWI>
+/* A warp's part of output block b (SWI with yq) is in slot; the last of
+ * the block's 32 warp tiles of it to arrive makes the int8 form of the
+ * block's NB rows, a value a lane: the same codes and scale the staging
+ * of those rows as f32 would make (q8_quad), the sum in a butterfly over
+ * the 32 lanes. Not a barrier: the other warps go on streaming. */
+template <int NB>
+static __device__ __forceinline__ void q8_out(const q8_op &op, const float *slot, unsigned *arrived, int b, int j0,
+					      int n)
+{
+	const int lane = threadIdx.x & 31;
+	unsigned c = 0;
+
+	if (!lane) {
+		__threadfence_block();  /* the slot written before the count */
+		c = atomicAdd(arrived, 1u);
+	}
+	if (__shfl_sync(0xffffffff, c, 0) != 2 * Q8_WARPS - 1)
+		return;
+	__threadfence_block();          /* every other warp's slot seen */
+	#pragma unroll
+	for (int j = 0; j < NB; j++) {
+		if (j0 + j >= n)
+			break;
+		const float x = slot[j * 32 + lane], m = warp_max(fabsf(x)), s = warp_sum(x);
+		const int64_t i = j0 + j;
+		op.yq[i * op.ldq + 32 * b + lane] = (int8_t)q8_code(x, m > 0.0f ? q8_inv(m) : 0.0f);
+		if (!lane) {
+			op.yd[i * (op.ldq / 32) + b] = q8_scale(m);
+			op.ys[i * (op.ldq / 32) + b] = s;
+		}
+	}
+}
+
+template <class F, int G, int RPW, int NB, bool SWI, bool I8>
 static __device__ __forceinline__ void q8_run(const q8_op &op)
 {
 	const uint8_t *__restrict__ wdata = op.wdata;
@@ -143,6 +192,8 @@ static __device__ __forceinline__ void q8_run(const q8_op &op)
 	float *sd = (float *)(qt + NB * cols);          /* (NB, nblk) input scales */
 	float *ss = sd + NB * nblk;                     /* (NB, nblk) input block sums */
 	float *red = ss + NB * nblk;                    /* (32) block sums */
+	float *slot = red + 32;                         /* (Q8_ROUNDS, NB, 32) SWI outputs for yq */
+	unsigned *arrived = (unsigned *)(slot + Q8_ROUNDS * NB * 32);   /* (Q8_ROUNDS) warp tiles done */
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int t = lane % F::LANES, cl = lane / F::LANES;
 	const int64_t rowbytes = (int64_t)cols * F::BITS / 8;
@@ -152,9 +203,16 @@ static __device__ __forceinline__ void q8_run(const q8_op &op)
 
 	for (int j0 = 0; j0 < n; j0 += NB) {
 		__syncthreads();        /* the previous pass is done with the inputs */
+		if (I8)
+			for (int i = threadIdx.x; i < Q8_ROUNDS; i += blockDim.x)
+				arrived[i] = 0; /* staging's barriers order this before any tile */
 		stage<F, NB>(src, j0, n, cols, sx, qt, sd, ss, red);
 
-		for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+		/* (the loop of every other product as it was: the sign1
+		 * kernels, short of registers, measured 1.5% slower with one
+		 * loop for both) */
+		for (int k = 0, tile = tile_of(0, I8); tile < ntiles;
+		     k++, tile = I8 ? tile_of(k, true) : tile + (int)gridDim.x) {
 			if ((tile * Q8_WARPS + warp) * per >= trows)
 				continue;       /* whole warps: the block syncs only outside this loop */
 			float acc[RPW][NB];
@@ -237,6 +295,13 @@ static __device__ __forceinline__ void q8_run(const q8_op &op)
 				#pragma unroll
 				for (int r = 0; r < RPW; r++)
 					v[r] = warp_sum(acc[r][j]);
+				if (I8) {
+					/* the warp's output waits in shared memory for
+					 * the block's other 31 of the output block */
+					if (!lane)
+						slot[((k >> 1) * NB + j) * 32 + (tile & 1) * Q8_WARPS + warp] = silu(v[0]) * v[1];
+					continue;
+				}
 				if (lane || j0 + j >= n)
 					continue;
 				float *o = y + (int64_t)(j0 + j) * ldy;
@@ -250,6 +315,8 @@ static __device__ __forceinline__ void q8_run(const q8_op &op)
 					if (r0 + r < rows)
 						o[r0 + r] = accumulate ? o[r0 + r] + v[r] : v[r];
 			}
+			if (I8)
+				q8_out<NB>(op, slot + (k >> 1) * NB * 32, arrived + (k >> 1), tile >> 1, j0, n);
 		}
 	}
 }

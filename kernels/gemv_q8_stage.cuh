@@ -238,17 +238,35 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 
 	if (s.kind == TF_Q8_SPLIT) {
 		pdl_wait();
-		/* 8-byte copies: the int8 plane is 8-byte aligned (common.cuh) */
-		for (int i = threadIdx.x; i < NB * cols / 8; i += blockDim.x) {
-			const int j = i / (cols / 8);
-			((uint2 *)qt)[i] = j0 + j < n ? *((const uint2 *)(s.xq + (int64_t)(j0 + j) * cols) + i % (cols / 8))
-						      : make_uint2(0, 0);
-		}
-		for (int i = threadIdx.x; i < NB * nblk; i += blockDim.x) {
-			const int j = i / nblk;
-			const int64_t at = (int64_t)(j0 + j) * nblk + i % nblk;
-			sd[i] = j0 + j < n ? s.xd[at] : 0.0f;
-			ss[i] = j0 + j < n ? s.xs[at] : 0.0f;
+		/* 8-byte copies of the codes (the int8 plane is 8-byte aligned,
+		 * common.cuh), with the scales and sums: every load of a trip
+		 * issued before any store, so that a row of up to 16K codes is
+		 * one trip to L2 (a load then a store a turn was a trip a turn:
+		 * four for down's 12288 columns on the 9B) */
+		constexpr int CU = 4;
+		const int per = cols / 8, total = NB * per, nsc = NB * nblk;
+		for (int i0 = 0; i0 < total || i0 < nsc; i0 += CU * blockDim.x) {
+			uint2 v[CU];
+			float dv[CU], sv[CU];
+			#pragma unroll
+			for (int u = 0; u < CU; u++) {
+				const int i = i0 + u * blockDim.x + threadIdx.x, j = i / per, k = i / nblk;
+				const int64_t at = (int64_t)(j0 + k) * nblk + i % nblk;
+				v[u] = i < total && j0 + j < n ? *((const uint2 *)(s.xq + (int64_t)(j0 + j) * cols) + i % per)
+							       : make_uint2(0, 0);
+				dv[u] = i < nsc && j0 + k < n ? s.xd[at] : 0.0f;
+				sv[u] = i < nsc && j0 + k < n ? s.xs[at] : 0.0f;
+			}
+			#pragma unroll
+			for (int u = 0; u < CU; u++) {
+				const int i = i0 + u * blockDim.x + threadIdx.x;
+				if (i < total)
+					((uint2 *)qt)[i] = v[u];
+				if (i < nsc) {
+					sd[i] = dv[u];
+					ss[i] = sv[u];
+				}
+			}
 		}
 	} else {
 		if (s.kind == TF_Q8_NORM)
@@ -288,11 +306,15 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 	__syncthreads();
 }
 
+#define Q8_ROUNDS 16            /* SwiGLU outputs made int8: output blocks a block may take */
+
 /* shared memory of a pass of nb rows: sx and qt (cols bytes each), sd and
- * ss (cols/32 floats each) a row, then 32 floats for block sums */
+ * ss (cols/32 floats each) a row, then 32 floats for block sums, then
+ * (gemv_q8_body.cuh) Q8_ROUNDS * nb * 32 floats and Q8_ROUNDS counters
+ * for SwiGLU outputs made int8 */
 static __host__ __device__ __forceinline__ int smem_for(int nb, int cols)
 {
-	return nb * (2 * cols + 2 * (cols / 32) * 4) + 32 * 4;
+	return nb * (2 * cols + 2 * (cols / 32) * 4) + 32 * 4 + Q8_ROUNDS * (nb * 32 + 1) * 4;
 }
 
 #endif

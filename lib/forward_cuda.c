@@ -205,6 +205,18 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 	return product(&l->out_proj, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
+/* whether the SwiGLU product makes its outputs int8 for down: where that
+ * pays (tf_cuda_gemv_q8_swiglu8_pays); TF_CUDA_SWIGLU8=0 never, 1 wherever
+ * it can (for tests and comparison) */
+static int swiglu8(const tf_weight *w)
+{
+	const char *e = getenv("TF_CUDA_SWIGLU8");
+
+	if (e && *e == '0')
+		return 0;
+	return e && *e == '1' ? tf_cuda_gemv_q8_swiglu8_takes(w) : tf_cuda_gemv_q8_swiglu8_pays(w);
+}
+
 /* SwiGLU on the normed stream; down_proj adds into g->x */
 static int mlp(tf_gpu_seq *g, int i, int n, int prompt)
 {
@@ -216,6 +228,13 @@ static int mlp(tf_gpu_seq *g, int i, int n, int prompt)
 	// gate, up and silu(gate) * up in one launch, then down on those rows
 	if (!prompt && l->gu.n == 1 && q8_fused(&l->gu) && tf_cuda_gemv_q8_takes(&l->down)) {
 		tf_q8_in in = { .kind = TF_Q8_NORM, .x = g->x, .ldx = c->hidden, .w = l->post_norm, .eps = c->eps };
+		// down's inputs made int8 by the product that makes them, once,
+		// rather than from f32 rows in each of down's blocks
+		if (swiglu8(&l->gu.w[0])) {
+			TRY(tf_cuda_gemv_q8_swiglu8(&l->gu.w[0], &in, n, g->x16));
+			tf_q8_in h = { .kind = TF_Q8_SPLIT, .split = g->x16 };
+			return tf_cuda_gemv_q8(&l->down, &h, n, g->x, c->hidden, TF_Q8_ACC);
+		}
 		TRY(tf_cuda_gemv_q8(&l->gu.w[0], &in, n, g->gu, I, TF_Q8_SWIGLU));
 		tf_q8_in h = { .kind = TF_Q8_ROWS, .x = g->gu, .ldx = I };
 		return tf_cuda_gemv_q8(&l->down, &h, n, g->x, c->hidden, TF_Q8_ACC);

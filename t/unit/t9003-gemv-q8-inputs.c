@@ -1,7 +1,8 @@
 /* t9003-gemv-q8-inputs: the int8-input decode products making their own
  * inputs from f32 rows in the same launch (RMSNorm of the row, gated
- * RMSNorm per head, the rows as they are) and the SwiGLU output, against
- * the same steps on the CPU; windows bit-identical to rows alone */
+ * RMSNorm per head, the rows as they are) and the SwiGLU output (as f32,
+ * or as the int8 form the next product reads), against the same steps on
+ * the CPU; windows bit-identical to rows alone */
 #include "cudatest.h"
 #include "matmul.h"
 #include "ops.h"
@@ -146,6 +147,89 @@ out:
 	free(y0); free(qd); free(xs); free(q);
 }
 
+/* the warp's butterfly sum of 32 values (lane l adds lane l ^ o, o = 16 .. 1) */
+static float butterfly_sum(const float *x)
+{
+	float v[32], t[32];
+
+	memcpy(v, x, sizeof v);
+	for (int o = 16; o > 0; o >>= 1) {
+		for (int l = 0; l < 32; l++)
+			t[l] = v[l] + v[l ^ o];
+		memcpy(v, t, sizeof v);
+	}
+	return v[0];
+}
+
+/* the SwiGLU product with int8 outputs (down's inputs in a decode step):
+ * the int8 form of the f32 outputs the same product gives, codes and
+ * scales bit for bit and sums in the warp's order; windows as rows alone */
+static void run_swiglu8(const struct form *f, int64_t rows, int64_t cols)
+{
+	tf_weight w = make_weight(f->fmt, rows, cols, f->bits, f->group), dw;
+	const int64_t out = rows / 2, nb = NX * out / 32;
+	float *x = malloc(4 * NX * cols), *nw = malloc(4 * cols), *y = malloc(4 * NX * out), *d = malloc(4 * nb);
+	uint16_t *h = malloc(split_bytes(NX * out)), *h1 = malloc(split_bytes(NX * out));
+	int8_t *q = malloc(NX * out);
+	char what[200];
+	tf_cuda_arena a;
+
+	snprintf(what, sizeof what, "%s%d g%d %lld x %lld, SwiGLU to int8", tf_fmt_name(f->fmt), f->bits, f->group,
+		 (long long)rows, (long long)cols);
+	fill_f32(x, NX * cols, 3.0f);
+	fill_f32(nw, cols, 1.0f);
+	DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
+	DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
+	if (!tf_cuda_gemv_q8_swiglu8_takes(&dw)) {
+		ok(0, "%s: the kernel takes the weight", what);
+		goto out;
+	}
+	float *dx = dev_copy(x, 4 * NX * cols), *dnw = dev_copy(nw, 4 * cols), *dy = tf_cuda_alloc(4 * NX * out, "test");
+	uint16_t *ds = tf_cuda_alloc(split_bytes(NX * out), "test");
+	tf_q8_in in = { .kind = TF_Q8_NORM, .x = dx, .ldx = cols, .w = dnw, .eps = EPS };
+
+	DIE_IF(tf_cuda_gemv_q8(&dw, &in, NX, dy, out, TF_Q8_SWIGLU));
+	DIE_IF(tf_cuda_gemv_q8_swiglu8(&dw, &in, NX, ds));
+	dev_get(y, dy, 4 * NX * out);
+	dev_get(h, ds, split_bytes(NX * out));
+	int same = 1, sums = 1;
+	for (int64_t b = 0; b < nb; b++) {
+		q8_block(y + 32 * b, q + 32 * b, d + b);
+		sums &= split_sums(h, NX * out)[b] == butterfly_sum(y + 32 * b);
+	}
+	same = !memcmp(q, split_q8(h, NX * out), NX * out) && !memcmp(d, split_scales(h, NX * out), 4 * nb);
+	ok(same, "%s: codes and scales those of the f32 outputs", what);
+	ok(sums, "%s: sums those of the f32 outputs in the warp's order", what);
+
+	/* each row alone, then windows of 2, 3, 8, 9, 16: bit-identical */
+	static const int wins[] = { 1, 2, 3, 8, 9, 16 };
+	same = 1;
+	for (unsigned k = 0; k < sizeof wins / sizeof *wins; k++) {
+		/* a window's int8 parts sit after the planes of its own rows:
+		 * gather them row by row */
+		memset(h1, 0, split_bytes(NX * out));
+		for (int i = 0; i < NX; i += wins[k]) {
+			const int m = NX - i < wins[k] ? NX - i : wins[k];
+			tf_q8_in r = in;
+			r.x = dx + i * cols;
+			DIE_IF(tf_cuda_gemv_q8_swiglu8(&dw, &r, m, ds));
+			uint16_t *hw = malloc(split_bytes((int64_t)m * out));
+			dev_get(hw, ds, split_bytes((int64_t)m * out));
+			memcpy(split_q8(h1, NX * out) + i * out, split_q8(hw, m * out), m * out);
+			memcpy(split_scales(h1, NX * out) + i * out / 32, split_scales(hw, m * out), 4 * m * out / 32);
+			memcpy(split_sums(h1, NX * out) + i * out / 32, split_sums(hw, m * out), 4 * m * out / 32);
+			free(hw);
+		}
+		same &= !memcmp(split_sums(h1, NX * out), split_sums(h, NX * out), 8 * nb + NX * out);
+	}
+	ok(same, "%s: rows alone and windows of 2, 3, 8, 9, 16 give the same bits", what);
+	tf_cuda_free(dx); tf_cuda_free(dnw); tf_cuda_free(dy); tf_cuda_free(ds);
+out:
+	tf_cuda_arena_close(&a);
+	free_weight(&w);
+	free(x); free(nw); free(y); free(d); free(h); free(h1); free(q);
+}
+
 int main(void)
 {
 	static const struct form forms[] = {
@@ -169,6 +253,25 @@ int main(void)
 	run(&forms[0], TF_Q8_ROWS, TF_Q8_ACC, 40, 12928);
 	run(&forms[0], TF_Q8_NORM, TF_Q8_STORE, 40, 8320);
 	run(&forms[0], TF_Q8_GNORM, TF_Q8_ACC, 40, 8320);
+	/* SwiGLU outputs made int8: 32-column output blocks one a block and
+	 * several (37 pairs of tiles; 500 on at most 132 blocks) */
+	for (unsigned i = 0; i < sizeof forms / sizeof *forms; i++)
+		run_swiglu8(&forms[i], 2 * 32 * 37, 1024);
+	run_swiglu8(&forms[0], 2 * 32 * 500, 1024);
+	{
+		tf_weight w = make_weight(TF_AFFINE, 2 * 48, 128, 4, 64), dw;
+		tf_cuda_arena a;
+		float *dx = tf_cuda_alloc(4 * 128, "test");
+		uint16_t *ds = tf_cuda_alloc(split_bytes(48), "test");
+		DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
+		DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
+		tf_q8_in in = { .kind = TF_Q8_ROWS, .x = dx, .ldx = 128 };
+		ok(!tf_cuda_gemv_q8_swiglu8_takes(&dw) && tf_cuda_gemv_q8_swiglu8(&dw, &in, 1, ds) < 0 &&
+		   strstr(tf_errmsg(), "32-column blocks"), "48 SwiGLU outputs are not made int8: %s", tf_errmsg());
+		tf_cuda_arena_close(&a);
+		free_weight(&w);
+		tf_cuda_free(dx); tf_cuda_free(ds);
+	}
 	/* an odd number of rows is not gate and up halves */
 	{
 		tf_weight w = make_weight(TF_AFFINE, 5, 128, 4, 64), dw;
