@@ -118,31 +118,11 @@ static __device__ __forceinline__ uint16_t f2bf(float f)
 	return __bfloat16_as_ushort(__float2bfloat16_rn(f));
 }
 
-/*
- * Activations that feed a product are stored "split": (2, n, d) bf16, the
- * value rounded to bf16 in the first plane (hi) and what that rounding left
- * out, rounded again, in the second (lo), then (n, d/32) f32 sums of hi + lo
- * over each 32 columns (when d is a multiple of 32). hi + lo carries 16
- * significant bits, so the tensor-core products see activations about as
- * exact as the CPU's fp32 ones (relative error near 2^-17 instead of bf16's
- * 2^-9), at the price of a second mma on the same weight fragments; the
- * sums let quantized products apply a group's bias once per group.
- *
- * After the sums come the same values as int8 for the CUDA-core products of
- * quantized weights (gemv_q8.cu): (n, d/32) f32 scales, then (n, d) int8
- * codes, each 32 columns scaled by their largest magnitude, x ~ scale * q
- * with q = rint(x * q8_inv(max|x|)) and scale q8_scale(max|x|) (llama.cpp's
- * q8_1 blocks). TF_SPLIT_BYTES
- * (gemv.cuh) is the size of the whole.
- *
- * put_split writes element i of n*d: callers run it with whole warps over
- * 32 consecutive i starting at a multiple of 32.
- */
 /* The int8 form's factors for a block whose largest magnitude is m > 0:
  * 127 times the correctly rounded 1/m, and m times the float nearest
- * 1/127. IEEE divisions here cost 0.4 us of a product's 1.7 us of staging
- * on the H200 (a 4096-column normed row, 128 blocks), both being calls to
- * a routine with a slow path; these two are a reciprocal and a multiply,
+ * 1/127. IEEE divisions, each a call to a routine with a slow path, cost
+ * 0.4 us a kernel in a chain of 170 staging a normed 4096-column row on
+ * the H200 (2.44 against 2.03 us); these are a reciprocal and a multiply,
  * and the host makes the same bits (t/cudatest.h). */
 static __host__ __device__ __forceinline__ float q8_inv(float m)
 {
@@ -158,6 +138,25 @@ static __host__ __device__ __forceinline__ float q8_scale(float m)
 	return m * (1.0f / 127.0f);
 }
 
+/*
+ * Activations that feed a product are stored "split": (2, n, d) bf16, the
+ * value rounded to bf16 in the first plane (hi) and what that rounding left
+ * out, rounded again, in the second (lo), then (n, d/32) f32 sums of hi + lo
+ * over each 32 columns (when d is a multiple of 32). hi + lo carries 16
+ * significant bits, so the tensor-core products see activations about as
+ * exact as the CPU's fp32 ones (relative error near 2^-17 instead of bf16's
+ * 2^-9), at the price of a second mma on the same weight fragments; the
+ * sums let quantized products apply a group's bias once per group.
+ *
+ * After the sums come the same values as int8 for the CUDA-core products of
+ * quantized weights (gemv_q8.cu): (n, d/32) f32 scales, then (n, d) int8
+ * codes, each 32 columns scaled by their largest magnitude, x ~ scale * q
+ * with q = rint(x * q8_inv(max|x|)) and scale q8_scale(max|x|) (llama.cpp's
+ * q8_1 blocks). TF_SPLIT_BYTES (gemv.cuh) is the size of the whole.
+ *
+ * put_split writes element i of n*d: callers run it with whole warps over
+ * 32 consecutive i starting at a multiple of 32.
+ */
 static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, int d, int64_t i, float v)
 {
 	uint16_t h = f2bf(v), l = f2bf(v - bf2f(h));
