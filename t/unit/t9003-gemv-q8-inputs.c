@@ -192,12 +192,12 @@ static void run_swiglu8(const struct form *f, int64_t rows, int64_t cols)
 	DIE_IF(tf_cuda_gemv_q8_swiglu8(&dw, &in, NX, ds));
 	dev_get(y, dy, 4 * NX * out);
 	dev_get(h, ds, split_bytes(NX * out));
-	int same = 1, sums = 1;
+	int sums = 1;
 	for (int64_t b = 0; b < nb; b++) {
 		q8_block(y + 32 * b, q + 32 * b, d + b);
 		sums &= split_sums(h, NX * out)[b] == butterfly_sum(y + 32 * b);
 	}
-	same = !memcmp(q, split_q8(h, NX * out), NX * out) && !memcmp(d, split_scales(h, NX * out), 4 * nb);
+	int same = !memcmp(q, split_q8(h, NX * out), NX * out) && !memcmp(d, split_scales(h, NX * out), 4 * nb);
 	ok(same, "%s: codes and scales those of the f32 outputs", what);
 	ok(sums, "%s: sums those of the f32 outputs in the warp's order", what);
 
