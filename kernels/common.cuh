@@ -118,24 +118,25 @@ static __device__ __forceinline__ uint16_t f2bf(float f)
 	return __bfloat16_as_ushort(__float2bfloat16_rn(f));
 }
 
-/* The int8 form's factors for a block whose largest magnitude is m > 0:
- * 127 times the correctly rounded 1/m, and m times the float nearest
- * 1/127. IEEE divisions, each a call to a routine with a slow path, cost
+/* The int16 form's factors for a block whose largest magnitude is m > 0:
+ * 32767 times the correctly rounded 1/m, and m times the float nearest
+ * 1/32767. IEEE divisions, each a call to a routine with a slow path, cost
  * 0.4 us a kernel in a chain of 170 staging a normed 4096-column row on
  * the H200 (2.44 against 2.03 us); these are a reciprocal and a multiply,
- * and the host makes the same bits (t/cudatest.h). */
-static __host__ __device__ __forceinline__ float q8_inv(float m)
+ * and the host makes the same bits (t/cudatest.h). |v| <= m gives codes
+ * within +-32767: m fl(1/m) is within 2^-24 of 1. */
+static __host__ __device__ __forceinline__ float q16_inv(float m)
 {
 #ifdef __CUDA_ARCH__
-	return 127.0f * __frcp_rn(m);
+	return 32767.0f * __frcp_rn(m);
 #else
-	return 127.0f * (1.0f / m);
+	return 32767.0f * (1.0f / m);
 #endif
 }
 
-static __host__ __device__ __forceinline__ float q8_scale(float m)
+static __host__ __device__ __forceinline__ float q16_scale(float m)
 {
-	return m * (1.0f / 127.0f);
+	return m * (1.0f / 32767.0f);
 }
 
 /*
@@ -148,11 +149,14 @@ static __host__ __device__ __forceinline__ float q8_scale(float m)
  * 2^-9), at the price of a second mma on the same weight fragments; the
  * sums let quantized products apply a group's bias once per group.
  *
- * After the sums come the same values as int8 for the CUDA-core products of
- * quantized weights (gemv_q8.cu): (n, d/32) f32 scales, then (n, d) int8
- * codes, each 32 columns scaled by their largest magnitude, x ~ scale * q
- * with q = rint(x * q8_inv(max|x|)) and scale q8_scale(max|x|) (llama.cpp's
- * q8_1 blocks). TF_SPLIT_BYTES (gemv.cuh) is the size of the whole.
+ * After the sums come the same values as int16 for the CUDA-core products
+ * of quantized weights (gemv_q8.cu): (n, d/32) f32 scales, then (n, d)
+ * int16 codes, each 32 columns scaled by their largest magnitude, x ~
+ * scale * q with q = rint(x * q16_inv(max|x|)) and scale q16_scale(max|x|)
+ * (llama.cpp's q8_1 blocks with twice the bits: the 2^-8 of a block's
+ * largest value that int8 codes keep, compounded through the recurrent
+ * state, moved decode steps by a mean KL of 1e-3 from the CPU's).
+ * TF_SPLIT_BYTES (gemv.cuh) is the size of the whole.
  *
  * put_split writes element i of n*d: callers run it with whole warps over
  * 32 consecutive i starting at a multiple of 32.
@@ -169,11 +173,11 @@ static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, 
 			m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
 		}
 		float *sums = (float *)(plane + 2 * size), *scales = sums + size / 32;
-		int8_t *q = (int8_t *)(scales + size / 32);
-		q[i] = m > 0.0f ? (int8_t)__float2int_rn(v * q8_inv(m)) : 0;
+		int16_t *q = (int16_t *)(scales + size / 32);
+		q[i] = m > 0.0f ? (int16_t)__float2int_rn(v * q16_inv(m)) : 0;
 		if ((threadIdx.x & 31) == 0) {
 			sums[i >> 5] = s;
-			scales[i >> 5] = q8_scale(m);
+			scales[i >> 5] = q16_scale(m);
 		}
 	}
 }

@@ -1,6 +1,6 @@
 /*
  * gemv.cu: decode matrix-vector products on the tensor cores, for the
- * weights the int8-input kernels (gemv_q8.cu) do not take: bf16, f16 and
+ * weights the int16-input kernels (gemv_q8.cu) do not take: bf16, f16 and
  * f32, quantized weights with f16 or f32 scales, odd shapes, and every
  * form when TF_GEMV_Q8=0.
  *

@@ -14,8 +14,8 @@
 #include "weight.h"
 
 /* bytes of the split input of n elements (n a multiple of 32): the hi and lo
- * bf16 planes, the 32-column sums, the int8 scales and the int8 codes */
-#define TF_SPLIT_BYTES(n) (5 * (int64_t)(n) + (int64_t)(n) / 4)
+ * bf16 planes, the 32-column sums, the int16 scales and the int16 codes */
+#define TF_SPLIT_BYTES(n) (6 * (int64_t)(n) + (int64_t)(n) / 4)
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,7 +23,7 @@ extern "C" {
 
 /* y (n, w->rows) f32 = x . W^T, plus y's old value when accumulate (a
  * residual add); x the split input of (n, w->cols) (hi plane, lo plane,
- * the sums of 32 columns, the int8 form, as common.cuh describes); w a device view from tf_cuda_weight_upload; any
+ * the sums of 32 columns, the int16 form, as common.cuh describes); w a device view from tf_cuda_weight_upload; any
  * n >= 1 (taken 16 rows at a time) */
 int tf_cuda_gemv(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate);
 /* the same with row i of y at y + i * ldy (ldy >= w->rows): products that

@@ -1,12 +1,12 @@
 /*
  * gemv_q8.cuh: decode products of quantized weights (MLX affine 2..8 bits,
- * sign1) on the CUDA cores, with the inputs as int8 blocks of 32 columns and
- * the code-by-input products summed exactly in integers (dp4a).
+ * sign1) on the CUDA cores, with the inputs as int16 blocks of 32 columns
+ * and the code-by-input products summed exactly in integers (dp2a).
  *
  * y[i][r] = sum over 32-column blocks b of
  *           scale(r, g(b)) * d[i][b] * sum_c q[r][c] qx[i][c]
  *         + bias(r, g(b)) * xs[i][b]
- * with d, qx the int8 form of the input and xs its exact 32-column sums
+ * with d, qx the int16 form of the input and xs its exact 32-column sums
  * (common.cuh); a sign1 weight counts as scale * (2 [bit set] - 1).
  *
  * Rows are independent as in gemv.cuh: the sums for input row i read only
@@ -25,7 +25,7 @@ extern "C" {
 
 /* where a product's inputs come from */
 enum {
-	TF_Q8_SPLIT,    /* the int8 form of a split input (common.cuh) */
+	TF_Q8_SPLIT,    /* the int16 form of a split input (common.cuh) */
 	TF_Q8_NORM,     /* RMSNorm of f32 rows: x / sqrt(mean(x^2) + eps) * w */
 	TF_Q8_GNORM,    /* gated RMSNorm of each head of d: norm(x) * w * silu(z) */
 	TF_Q8_ROWS,     /* f32 rows as they are */
@@ -52,11 +52,11 @@ enum {
 };
 
 /* y, row i at y + i * ldy, from the product above with the inputs of in,
- * made int8 per 32 columns (the norms computed in the same launch); any
+ * made int16 per 32 columns (the norms computed in the same launch); any
  * n >= 1, taken 16 rows at a time. W must be one tf_cuda_gemv_q8_takes
  * accepts. */
 int tf_cuda_gemv_q8(const tf_weight *w, const tf_q8_in *in, int n, float *y, int64_t ldy, int epi);
-/* The SwiGLU product (TF_Q8_SWIGLU) with its outputs as their int8 form:
+/* The SwiGLU product (TF_Q8_SWIGLU) with its outputs as their int16 form:
  * the scales, sums and codes of the split input of (n, rows/2) at split
  * (common.cuh; the bf16 planes are left as they are), what a product with
  * inputs of kind TF_Q8_SPLIT reads. The codes and scales are the ones the

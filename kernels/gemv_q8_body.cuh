@@ -1,5 +1,5 @@
 /*
- * gemv_q8_body.cuh: the work of one int8-input product (gemv_q8.cu, C++
+ * gemv_q8_body.cuh: the work of one int16-input product (gemv_q8.cu, C++
  * only) for a block of Q8_WARPS warps: stage the inputs, then every tile of
  * rows the block owns.
  */
@@ -22,10 +22,10 @@ struct q8_op {
 	float *y;                       /* (n, rows) (SWI: (n, rows/2)): row i at y + i * ldy */
 	int64_t ldy;
 	int accumulate;                 /* y += p */
-	/* SWI with yq: the int8 form of the outputs (common.cuh) in place of
+	/* SWI with yq: the int16 form of the outputs (common.cuh) in place of
 	 * y, row i's codes at yq + i * ldq, its 32-column scales and sums at
 	 * yd, ys + i * ldq / 32 */
-	int8_t *yq;
+	int16_t *yq;
 	float *yd, *ys;
 	int64_t ldq;
 };
@@ -86,7 +86,7 @@ static __device__ __forceinline__ float bf16_at(const uint32_t *v, int i)
 }
 
 /* the block's k-th tile, or past the last: every gridDim.x-th from the
- * block's own; paired (SWI with int8 outputs), two at a time, tiles 2s
+ * block's own; paired (SWI with int16 outputs), two at a time, tiles 2s
  * and 2s + 1 of s = blockIdx.x, + gridDim.x, ..., the 32 pairs of output
  * block s, so that one block has all 32 values of each output block it
  * makes */
@@ -138,9 +138,9 @@ static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const
 }
 
 /* A warp's part of output block b (SWI with yq) is in slot; the last of
- * the block's 32 warp tiles of it to arrive makes the int8 form of the
+ * the block's 32 warp tiles of it to arrive makes the int16 form of the
  * block's NB rows, a value a lane: the same codes and scale the staging
- * of those rows as f32 would make (q8_quad), the sum in a butterfly over
+ * of those rows as f32 would make (q16_quad), the sum in a butterfly over
  * the 32 lanes. Not a barrier: the other warps go on streaming. */
 template <int NB>
 static __device__ __forceinline__ void q8_out(const q8_op &op, const float *slot, unsigned *arrived, int b, int j0,
@@ -162,9 +162,9 @@ static __device__ __forceinline__ void q8_out(const q8_op &op, const float *slot
 			break;
 		const float x = slot[j * 32 + lane], m = warp_max(fabsf(x)), s = warp_sum(x);
 		const int64_t i = j0 + j;
-		op.yq[i * op.ldq + 32 * b + lane] = (int8_t)q8_code(x, m > 0.0f ? q8_inv(m) : 0.0f);
+		op.yq[i * op.ldq + 32 * b + lane] = (int16_t)q16_code(x, m > 0.0f ? q16_inv(m) : 0.0f);
 		if (!lane) {
-			op.yd[i * (op.ldq / 32) + b] = q8_scale(m);
+			op.yd[i * (op.ldq / 32) + b] = q16_scale(m);
 			op.ys[i * (op.ldq / 32) + b] = s;
 		}
 	}
@@ -181,14 +181,15 @@ static __device__ __forceinline__ void q8_run(const q8_op &op)
 	const int64_t ldy = op.ldy;
 	constexpr int LU = F::XW / 4;                   /* 16-byte input units a lane step */
 	constexpr int STEP = WARP / F::LANES;           /* chunks a warp takes at once */
-	/* the wide-input forms hold half the steps when a pass has two rows */
-	constexpr int U = NB > 1 && F::XW >= 16 && F::U > 1 ? F::U / 2 : F::U;
+	/* the wide-input forms (2-bit and sign1 tiled) hold half the steps
+	 * when a pass has two rows */
+	constexpr int U = NB > 1 && F::XW >= 32 && F::U > 1 ? F::U / 2 : F::U;
 	constexpr int GPC = F::CC >= G ? F::CC / G : 1; /* groups a chunk */
 	constexpr int SW = (GPC + 1) / 2;               /* 32-bit words of a chunk's bf16 scales */
 	extern __shared__ uint4 sm[];
-	const int units = cols / 16, nblk = cols / 32, ngroups = cols / G, nch = cols / F::CC;
-	uint4 *sx = sm;                                 /* (NB, units) input bytes, lane order */
-	uint8_t *qt = (uint8_t *)(sm + NB * units);     /* (NB, cols) input bytes, column order */
+	const int units = cols / 8, nblk = cols / 32, ngroups = cols / G, nch = cols / F::CC;
+	uint4 *sx = sm;                                 /* (NB, units) int16 inputs, lane order */
+	int16_t *qt = (int16_t *)(sm + NB * units);     /* (NB, cols) int16 inputs, column order */
 	float *sd = (float *)(qt + NB * cols);          /* (NB, nblk) input scales */
 	float *ss = sd + NB * nblk;                     /* (NB, nblk) input block sums */
 	float *red = ss + NB * nblk;                    /* (32) block sums */
@@ -258,27 +259,35 @@ static __device__ __forceinline__ void q8_run(const q8_op &op)
 					const int R = ch * F::LANES + t;
 					#pragma unroll
 					for (int j = 0; j < NB; j++) {
-						uint32_t x[F::XW];
 						const uint4 *xp = sx + j * units + R * LU;
-						#pragma unroll
-						for (int k = 0; k < LU; k++) {
-							const uint4 v = xp[k ^ swz<LU>(R)];
-							x[4 * k] = v.x; x[4 * k + 1] = v.y; x[4 * k + 2] = v.z; x[4 * k + 3] = v.w;
-						}
 						const float *dj = sd + j * nblk + ch * F::NBLK, *sj = ss + j * nblk + ch * F::NBLK;
+						/* a group's inputs serve every row of the warp */
+						#pragma unroll
+						for (int g = 0; g < F::NG; g++) {
+							uint32_t x[F::GW];
+							#pragma unroll
+							for (int k = 0; k < F::GW / 4; k++) {
+								const uint4 v = xp[(g * F::GW / 4 + k) ^ swz<LU>(R)];
+								x[4 * k] = v.x; x[4 * k + 1] = v.y; x[4 * k + 2] = v.z; x[4 * k + 3] = v.w;
+							}
+							#pragma unroll
+							for (int r = 0; r < RPW; r++) {
+								int I[F::GB];
+								F::sums(g, wv[u][r], x, I);
+								/* the blocks' integer sums, scaled; a sign1 block
+								 * counts 2 (set) - (all), and -I is the set part */
+								#pragma unroll
+								for (int bb = 0; bb < F::GB; bb++) {
+									const int b = g * F::GB + bb;
+									const float s = bf16_at(sv[u][r], b * 32 / G < GPC ? b * 32 / G : 0);
+									acc[r][j] = fmaf(F::SIGN ? -2.0f * s : s, (float)I[bb] * dj[b], acc[r][j]);
+								}
+							}
+						}
+						/* each lane of a chunk takes the bias (for sign1,
+						 * the -scale) of its share of the blocks */
 						#pragma unroll
 						for (int r = 0; r < RPW; r++) {
-							int I[F::NBLK];
-							F::sums(wv[u][r], x, I);
-							/* the blocks' integer sums, scaled; a sign1 block
-							 * counts 2 (set) - (all), and -I is the set part */
-							#pragma unroll
-							for (int b = 0; b < F::NBLK; b++) {
-								const float s = bf16_at(sv[u][r], b * 32 / G < GPC ? b * 32 / G : 0);
-								acc[r][j] = fmaf(F::SIGN ? -2.0f * s : s, (float)I[b] * dj[b], acc[r][j]);
-							}
-							/* each lane of a chunk takes the bias (for sign1,
-							 * the -scale) of its share of the blocks */
 							#pragma unroll
 							for (int q = 0; q < F::NBLK / F::LANES; q++) {
 								const int b = t + F::LANES * q, gq = b * 32 / G < GPC ? b * 32 / G : 0;

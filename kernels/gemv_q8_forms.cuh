@@ -9,20 +9,29 @@
 
 #include "common.cuh"
 
-/* a (4 bytes, unsigned) . b (4 bytes, signed) + c */
-static __device__ __forceinline__ int dp4a_us(uint32_t a, uint32_t b, int c)
+/* the two 16-bit halves of x (signed) . the low (HI: high) two bytes of
+ * b (UB: unsigned, else signed) + c, exact in 32 bits */
+template <bool HI, bool UB>
+static __device__ __forceinline__ int dp2a(uint32_t x, uint32_t b, int c)
 {
 	int d;
-	asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+	if (HI && UB)
+		asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(b), "r"(c));
+	else if (HI)
+		asm("dp2a.hi.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(b), "r"(c));
+	else if (UB)
+		asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(b), "r"(c));
+	else
+		asm("dp2a.lo.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(b), "r"(c));
 	return d;
 }
 
-/* a (4 bytes, signed) . b (4 bytes, signed) + c */
-static __device__ __forceinline__ int dp4a_ss(uint32_t a, uint32_t b, int c)
+/* the four bytes of b (UB: unsigned, else signed) . the inputs x[0], x[1]
+ * (two 16-bit halves each, in byte order) + c: two dp2a */
+template <bool UB>
+static __device__ __forceinline__ int dot4(uint32_t b, const uint32_t *x, int c)
 {
-	int d;
-	asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-	return d;
+	return dp2a<true, UB>(x[1], b, dp2a<false, UB>(x[0], b, c));
 }
 
 /* prmt with the selector's sign mode: a selector nibble with bit 3 set
@@ -46,107 +55,110 @@ static __host__ __device__ __forceinline__ int tiled_col(int tc, int bits, int t
 
 /*
  * The forms. Each gives: LANES lanes a chunk of CC columns; WORDS 32-bit
- * words of codes a lane step; XW 32-bit words of input bytes a lane step
- * (col: the column of input byte k of lane t); NBLK 32-column blocks a
- * chunk; U lane steps a lane keeps in flight and NBMAX input rows a pass
- * (as many as registers allow);
- * and sums(), the exact integer dot product of each block's codes that the
- * lane holds with its input bytes.
+ * words of codes a lane step; the lane step's int16 inputs as NG groups of
+ * GW words, two inputs a word (XW = NG * GW words in all; col: the column
+ * of input k of lane t), a group meeting GB whole 32-column blocks (NBLK =
+ * NG * GB a chunk); U lane steps a lane keeps in flight and NBMAX input
+ * rows a pass (as many as registers allow);
+ * and sums(), the exact integer dot product of group g's codes of each of
+ * its blocks with the group's inputs. A group is loaded just before its
+ * sums, so a lane holds one group of inputs, not a lane step's.
+ *
+ * The codes meet the inputs as bytes: a code word becomes four code bytes
+ * (one mask, a shift and a mask, or a prmt that turns four sign bits into
+ * 0x00/0xff bytes), each met by an input in its low or high two bytes
+ * (dp2a.lo, .hi): the inputs are laid out in the order of those bytes.
  */
 
-/* 4-bit tiled: word wi is block wi; w & 0x0f0f0f0f holds fields 0, 2, 4, 6
- * and (w >> 4) & 0x0f0f0f0f fields 1, 3, 5, 7 */
+/* 4-bit tiled: group wi is word wi, block wi; w & 0x0f0f0f0f holds fields
+ * 0, 2, 4, 6 and (w >> 4) & 0x0f0f0f0f fields 1, 3, 5, 7 */
 struct F4T {
-	static constexpr int LANES = 4, WORDS = 4, XW = 8, CC = 128, NBLK = 4, BITS = 4, U = 4, NBMAX = 4;
+	static constexpr int LANES = 4, WORDS = 4, NG = 4, GW = 4, GB = 1, CC = 128, BITS = 4, U = 4, NBMAX = 4;
+	static constexpr int XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = false;
 	static __device__ __forceinline__ int col(int t, int k)
 	{
 		return tiled_col(CC, BITS, t, k / 8, 2 * (k % 4) + (k / 4) % 2);
 	}
-	static __device__ __forceinline__ void sums(const uint32_t *w, const uint32_t *x, int *I)
+	static __device__ __forceinline__ void sums(int g, const uint32_t *w, const uint32_t *x, int *I)
 	{
-		#pragma unroll
-		for (int wi = 0; wi < 4; wi++) {
-			I[wi] = dp4a_ss(w[wi] & 0x0f0f0f0fu, x[2 * wi], 0);
-			I[wi] = dp4a_ss((w[wi] >> 4) & 0x0f0f0f0fu, x[2 * wi + 1], I[wi]);
-		}
+		I[0] = dot4<false>((w[g] >> 4) & 0x0f0f0f0fu, x + 2, dot4<false>(w[g] & 0x0f0f0f0fu, x, 0));
 	}
 };
 
-/* 2-bit tiled: word wi is blocks 2wi (bytes 0, 2) and 2wi + 1 (bytes 1, 3);
- * (w >> 2e) & 0x03030303 holds fields e, e + 4, e + 8, e + 12, and one
- * input word serves both blocks, each masked to its two bytes */
+/* 2-bit tiled: group wi is word wi, blocks 2wi (bytes 0, 2) and 2wi + 1
+ * (bytes 1, 3); one prmt puts each block's bytes in one half, then
+ * (p >> 2e) & 0x03030303 holds field e of each byte, the low half's for
+ * the first block and the high half's for the second */
 struct F2T {
-	static constexpr int LANES = 4, WORDS = 4, XW = 16, CC = 256, NBLK = 8, BITS = 2, U = 2, NBMAX = 2;
+	static constexpr int LANES = 4, WORDS = 4, NG = 4, GW = 8, GB = 2, CC = 256, BITS = 2, U = 2, NBMAX = 2;
+	static constexpr int XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = false;
 	static __device__ __forceinline__ int col(int t, int k)
 	{
-		return tiled_col(CC, BITS, t, k / 16, (k / 4) % 4 + 4 * (k % 4));
+		/* word k / 2: of group wi = k / 16, field e, half h; input k % 2
+		 * of the half: byte h + 2 (k % 2) of the code word */
+		const int q = k / 2 % 8, e = q / 2, h = q % 2;
+		return tiled_col(CC, BITS, t, k / 16, e + 4 * (h + 2 * (k % 2)));
 	}
-	static __device__ __forceinline__ void sums(const uint32_t *w, const uint32_t *x, int *I)
+	static __device__ __forceinline__ void sums(int g, const uint32_t *w, const uint32_t *x, int *I)
 	{
+		const uint32_t p = prmt<0x3120>(w[g], 0);
+		I[0] = I[1] = 0;
 		#pragma unroll
-		for (int wi = 0; wi < 4; wi++) {
-			I[2 * wi] = I[2 * wi + 1] = 0;
-			#pragma unroll
-			for (int e = 0; e < 4; e++) {
-				const uint32_t c = w[wi] >> (2 * e);
-				I[2 * wi] = dp4a_ss(c & 0x00030003u, x[4 * wi + e], I[2 * wi]);
-				I[2 * wi + 1] = dp4a_ss(c & 0x03000300u, x[4 * wi + e], I[2 * wi + 1]);
-			}
+		for (int e = 0; e < 4; e++) {
+			const uint32_t c = (p >> (2 * e)) & 0x03030303u;
+			I[0] = dp2a<false, false>(x[2 * e], c, I[0]);
+			I[1] = dp2a<true, false>(x[2 * e + 1], c, I[1]);
 		}
 	}
 };
 
-/* sign1 tiled: word wi is one 128-column group, blocks 4wi .. 4wi + 3; the
- * byte pairs (0, 2) hold blocks 0 and 1 of the word, (1, 3) blocks 2 and 3.
- * prmt of w << s and w << (s + 1) picks bits 7 - s and 6 - s of two bytes
- * as four 0x00/0xff masks: dp4a(mask, x) = -(sum of x where the bit is set) */
+/* sign1 tiled: group wi is word wi, one 128-column group, blocks 4wi ..
+ * 4wi + 3; the byte pairs (0, 2) hold blocks 0 and 1 of the word, (1, 3)
+ * blocks 2 and 3. prmt of w << s and w << (s + 1) picks bits 7 - s and
+ * 6 - s of two bytes as four 0x00/0xff masks: mask . x = -(sum of x where
+ * the bit is set) */
 struct F1T {
-	static constexpr int LANES = 4, WORDS = 4, XW = 32, CC = 512, NBLK = 16, BITS = 1, U = 4, NBMAX = 2;
+	static constexpr int LANES = 4, WORDS = 4, NG = 4, GW = 16, GB = 4, CC = 512, BITS = 1, U = 4, NBMAX = 2;
+	static constexpr int XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = true;
 	static __device__ __forceinline__ int col(int t, int k)
 	{
 		const int d = (k / 4) % 8, b = k % 4, src = d / 4 + 2 * (b % 2), sh = 2 * (d % 4) + b / 2;
 		return tiled_col(CC, BITS, t, k / 32, 8 * src + 7 - sh);
 	}
-	static __device__ __forceinline__ void sums(const uint32_t *w, const uint32_t *x, int *I)
+	static __device__ __forceinline__ void sums(int g, const uint32_t *w, const uint32_t *x, int *I)
 	{
+		uint32_t v[8];
 		#pragma unroll
-		for (int wi = 0; wi < 4; wi++) {
-			uint32_t v[8];
-			#pragma unroll
-			for (int s = 0; s < 8; s++)
-				v[s] = w[wi] << s;
-			/* the block of mask d within the word: bits 7..4 of a byte
-			 * are the second block of its pair, 3..0 the first */
-			I[4 * wi + 1] = dp4a_ss(prmt<0xeca8>(v[0], v[1]), x[8 * wi + 0], 0);
-			I[4 * wi + 1] = dp4a_ss(prmt<0xeca8>(v[2], v[3]), x[8 * wi + 1], I[4 * wi + 1]);
-			I[4 * wi + 0] = dp4a_ss(prmt<0xeca8>(v[4], v[5]), x[8 * wi + 2], 0);
-			I[4 * wi + 0] = dp4a_ss(prmt<0xeca8>(v[6], v[7]), x[8 * wi + 3], I[4 * wi + 0]);
-			I[4 * wi + 3] = dp4a_ss(prmt<0xfdb9>(v[0], v[1]), x[8 * wi + 4], 0);
-			I[4 * wi + 3] = dp4a_ss(prmt<0xfdb9>(v[2], v[3]), x[8 * wi + 5], I[4 * wi + 3]);
-			I[4 * wi + 2] = dp4a_ss(prmt<0xfdb9>(v[4], v[5]), x[8 * wi + 6], 0);
-			I[4 * wi + 2] = dp4a_ss(prmt<0xfdb9>(v[6], v[7]), x[8 * wi + 7], I[4 * wi + 2]);
-		}
+		for (int s = 0; s < 8; s++)
+			v[s] = w[g] << s;
+		/* the block of mask d within the word: bits 7..4 of a byte
+		 * are the second block of its pair, 3..0 the first */
+		I[1] = dot4<false>(prmt<0xeca8>(v[2], v[3]), x + 2, dot4<false>(prmt<0xeca8>(v[0], v[1]), x, 0));
+		I[0] = dot4<false>(prmt<0xeca8>(v[6], v[7]), x + 6, dot4<false>(prmt<0xeca8>(v[4], v[5]), x + 4, 0));
+		I[3] = dot4<false>(prmt<0xfdb9>(v[2], v[3]), x + 10, dot4<false>(prmt<0xfdb9>(v[0], v[1]), x + 8, 0));
+		I[2] = dot4<false>(prmt<0xfdb9>(v[6], v[7]), x + 14, dot4<false>(prmt<0xfdb9>(v[4], v[5]), x + 12, 0));
 	}
 };
 
 /* sign1 untiled: one lane a block, one word; w << s has bits 7 - s, 15 - s,
  * 23 - s, 31 - s at the tops of its bytes */
 struct F1P {
-	static constexpr int LANES = 1, WORDS = 1, XW = 8, CC = 32, NBLK = 1, BITS = 1, U = 8, NBMAX = 4;
+	static constexpr int LANES = 1, WORDS = 1, NG = 1, GW = 16, GB = 1, CC = 32, BITS = 1, U = 8, NBMAX = 4;
+	static constexpr int XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = true;
 	static __device__ __forceinline__ int col(int t, int k)
 	{
 		return 8 * (k % 4) + 7 - k / 4;
 	}
-	static __device__ __forceinline__ void sums(const uint32_t *w, const uint32_t *x, int *I)
+	static __device__ __forceinline__ void sums(int g, const uint32_t *w, const uint32_t *x, int *I)
 	{
 		int s = 0;
 		#pragma unroll
 		for (int i = 0; i < 8; i++)
-			s = dp4a_ss(prmt<0xba98>(w[0] << i, 0), x[i], s);
+			s = dot4<false>(prmt<0xba98>(w[0] << i, 0), x + 2 * i, s);
 		I[0] = s;
 	}
 };
@@ -155,13 +167,14 @@ struct F1P {
  * at a time go to the bytes of one word in column order */
 template <int B>
 struct FAP {
-	static constexpr int LANES = 1, WORDS = B, XW = 8, CC = 32, NBLK = 1, BITS = B, U = B > 4 ? 2 : 16 / B, NBMAX = B == 2 ? 2 : 4;
+	static constexpr int LANES = 1, WORDS = B, NG = 1, GW = 16, GB = 1, CC = 32, BITS = B, U = B > 4 ? 2 : 16 / B;
+	static constexpr int NBMAX = B == 2 ? 2 : 4, XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = false;
 	static __device__ __forceinline__ int col(int t, int k)
 	{
 		return k;
 	}
-	static __device__ __forceinline__ void sums(const uint32_t *w, const uint32_t *x, int *I)
+	static __device__ __forceinline__ void sums(int g, const uint32_t *w, const uint32_t *x, int *I)
 	{
 		int s = 0;
 		#pragma unroll
@@ -181,18 +194,20 @@ struct FAP {
 					p |= v & (((1u << B) - 1) << to);
 				}
 			}
-			s = dp4a_us(p, x[e], s);
+			s = dot4<true>(p, x + 2 * e, s);
 		}
 		I[0] = s;
 	}
 };
 
 /* the physical slot of 16-byte unit k of lane region R, LU units a region:
- * the eight regions a quarter warp reads at once land on distinct banks */
+ * the eight regions a quarter warp reads at once land on distinct banks
+ * (regions of 128 bytes or more all start on the same banks: unit k of
+ * each of eight consecutive ones goes to a different eighth) */
 template <int LU>
 static __device__ __forceinline__ int swz(int R)
 {
-	return LU == 1 ? 0 : (R / (8 / LU)) % LU;
+	return LU == 1 ? 0 : LU >= 8 ? R % 8 : (R / (8 / LU)) % LU;
 }
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * gemv_q8_stage.cuh: the inputs of the int8-input products (gemv_q8.cu,
+ * gemv_q8_stage.cuh: the inputs of the int16-input products (gemv_q8.cu,
  * C++ only), staged in shared memory by each block: copied from a split
  * input or made from f32 rows (norms in the same launch), then laid out
  * in each form's lane order.
@@ -14,7 +14,7 @@
 /* where the inputs come from (gemv_q8.cuh, tf_q8_in), as the kernel sees it */
 struct q8_src {
 	int kind;
-	const int8_t *xq;               /* TF_Q8_SPLIT: (n, cols) codes */
+	const int16_t *xq;              /* TF_Q8_SPLIT: (n, cols) codes */
 	const float *xd, *xs;           /* and (n, cols/32) scales and sums */
 	const float *x;                 /* the others: (n, cols) f32, row i at x + i * ldx */
 	int64_t ldx;
@@ -25,20 +25,21 @@ struct q8_src {
 	int d;
 };
 
-/* rint(v * inv) (|v * inv| <= 127.5) in the low byte: adding 1.5 * 2^23
- * leaves the product rounded to an integer, ties to even as rint, in the
- * low bits of the sum, for an add in place of a conversion (which issues
- * at a quarter of the rate). The product is rounded first, as the host's
- * rint(v * inv): __fmul_rn keeps the compiler from fusing it into the add. */
-static __device__ __forceinline__ uint32_t q8_code(float v, float inv)
+/* rint(v * inv) (|v * inv| <= 32767.5) in the low two bytes: adding
+ * 1.5 * 2^23 leaves the product rounded to an integer, ties to even as
+ * rint, in the low bits of the sum, for an add in place of a conversion
+ * (which issues at a quarter of the rate). The product is rounded first,
+ * as the host's rint(v * inv): __fmul_rn keeps the compiler from fusing it
+ * into the add. */
+static __device__ __forceinline__ uint32_t q16_code(float v, float inv)
 {
 	return __float_as_uint(__fadd_rn(__fmul_rn(v, inv), 12582912.0f));
 }
 
-/* the int8 form of 32 values held 4 a lane by 8 consecutive lanes (the
+/* the int16 form of 32 values held 4 a lane by 8 consecutive lanes (the
  * largest magnitude and the sum over the 8 lanes in a fixed butterfly):
- * the lane's 4 codes as one word, the block's scale and sum in d and sum */
-static __device__ __forceinline__ uint32_t q8_quad(float4 v, float *d, float *sum)
+ * the lane's 4 codes as two words, the block's scale and sum in d and sum */
+static __device__ __forceinline__ uint2 q16_quad(float4 v, float *d, float *sum)
 {
 	float m = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
 	float s = (v.x + v.y) + (v.z + v.w);
@@ -46,11 +47,20 @@ static __device__ __forceinline__ uint32_t q8_quad(float4 v, float *d, float *su
 		m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
 		s += __shfl_xor_sync(0xffffffff, s, o);
 	}
-	const float inv = m > 0.0f ? q8_inv(m) : 0.0f;
-	*d = q8_scale(m);
+	const float inv = m > 0.0f ? q16_inv(m) : 0.0f;
+	*d = q16_scale(m);
 	*sum = s;
-	return prmt<0x5410>(prmt<0x0040>(q8_code(v.x, inv), q8_code(v.y, inv)),
-			    prmt<0x0040>(q8_code(v.z, inv), q8_code(v.w, inv)));
+	return make_uint2(prmt<0x5410>(q16_code(v.x, inv), q16_code(v.y, inv)),
+			  prmt<0x5410>(q16_code(v.z, inv), q16_code(v.w, inv)));
+}
+
+/* a 16-byte unit of the 4-bit tiled form's inputs (F4T): columns c, c+16,
+ * c+1, c+17, c+2, c+18, c+3, c+19 from a = c .. c+3 and b = c+16 .. c+19,
+ * two codes a word */
+static __device__ __forceinline__ uint4 f4t_unit(uint2 a, uint2 b)
+{
+	return make_uint4(prmt<0x5410>(a.x, b.x), prmt<0x7632>(a.x, b.x), prmt<0x5410>(a.y, b.y),
+			  prmt<0x7632>(a.y, b.y));
 }
 
 /* x sigmoid(x) with the approximate exp and division (0 where exp(-x)
@@ -103,7 +113,7 @@ static __device__ __forceinline__ void load_gates(const float *z, bool vec, int 
 }
 
 /*
- * The int8 form of f32 rows j0 .. j0 + NB - 1 of kind K (a NORM, GNORM or
+ * The int16 form of f32 rows j0 .. j0 + NB - 1 of kind K (a NORM, GNORM or
  * ROWS input): qt, sd, ss as stage() says, or (DIRECT, the 4-bit tiled
  * form) the codes straight into sx in lane order. A thread holds QH quads
  * at once, every load issued before any is used: one trip to L2 for a row
@@ -117,7 +127,7 @@ static __device__ __forceinline__ void load_gates(const float *z, bool vec, int 
  * through L2) overlaps the kernel before instead of following the row's.
  */
 template <int NB, int K, int QH, bool DIRECT>
-static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n, int cols, uint4 *sx, uint8_t *qt,
+static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
 						  float *sd, float *ss, float *red)
 {
 	const int nblk = cols / 32, quads = cols / 4, round = QH * blockDim.x;
@@ -173,29 +183,33 @@ static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n
 					float a = sumsq4(x);
 					for (int o = 1; o < s.d / 4; o <<= 1)
 						a += __shfl_xor_sync(0xffffffff, a, o);
-					/* the hardware's approximate 1/sqrt and exp: every
-					 * block makes these values again, the int8 form keeps
-					 * about 2^-8 of them, and the IEEE forms cost some
+					/* the hardware's approximate 1/sqrt and exp (a few
+					 * units in the last place, far below the int16 form's
+					 * 2^-16 of a block's largest value): every block makes
+					 * these values again, and the IEEE forms cost some
 					 * twenty instructions each */
 					const float hi = rsqrtf(a / (float)s.d + s.eps);
 					x = make_float4(x.x * hi * g.x * silu_fast(u[i].x), x.y * hi * g.y * silu_fast(u[i].y),
 							x.z * hi * g.z * silu_fast(u[i].z), x.w * hi * g.w * silu_fast(u[i].w));
 				}
 				float dq, sq;
-				const uint32_t q4 = q8_quad(x, &dq, &sq);
+				const uint2 q4 = q16_quad(x, &dq, &sq);
 				/* DIRECT: lane order of F4T (stage's permutation), made
 				 * here: columns c .. c + 3 (c = 32 wi + 4t in a chunk)
 				 * meet c + 16 .. c + 19 from the lane four on, and the
-				 * lower lane writes the pair of words they make, so the
-				 * codes skip qt, a barrier and a pass over shared memory */
-				const uint32_t hi4 = DIRECT ? __shfl_down_sync(0xffffffff, q4, 4) : 0;
+				 * lower lane writes the unit they make, so the codes
+				 * skip qt, a barrier and a pass over shared memory */
+				uint2 hi4 = make_uint2(0, 0);
+				if (DIRECT) {
+					hi4.x = __shfl_down_sync(0xffffffff, q4.x, 4);
+					hi4.y = __shfl_down_sync(0xffffffff, q4.y, 4);
+				}
 				if (live) {
 					if (!DIRECT) {
-						((uint32_t *)qt)[j * quads + qd] = q4;
+						((uint2 *)qt)[j * quads + qd] = q4;
 					} else if (!(qd & 4)) {
 						const int R = qd / 32 * 4 + qd % 4, wi = qd % 32 / 8;
-						uint2 *o = (uint2 *)(sx + (int64_t)j * (cols / 16) + R * 2 + (wi / 2 ^ swz<2>(R)));
-						o[wi % 2] = make_uint2(prmt<0x5140>(q4, hi4), prmt<0x7362>(q4, hi4));
+						sx[(int64_t)j * (cols / 8) + R * 4 + (wi ^ swz<4>(R))] = f4t_unit(q4, hi4);
 					}
 					if ((threadIdx.x & 7) == 0) {
 						sd[j * nblk + qd / 8] = dq;
@@ -209,7 +223,7 @@ static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n
 
 /*
  * Stages input rows j0 .. j0 + NB - 1 (zeros past n) for the lane order of
- * form F: first each row's int8 codes in column order in qt, with their
+ * form F: first each row's int16 codes in column order in qt, with their
  * scales sd and sums ss (copied from a split input, or made here from f32
  * rows: the RMSNorm of a whole row, the gated RMSNorm of each head of d, or
  * the values as they are), then the codes permuted into sx (f32 rows for
@@ -222,7 +236,7 @@ static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n
  * of the pass.
  */
 template <class F, int NB>
-static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int cols, uint4 *sx, uint8_t *qt,
+static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
 					     float *sd, float *ss, float *red)
 {
 	constexpr int LU = F::XW / 4;
@@ -230,21 +244,21 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 	 * 12288-column row of the 9B's MLP, a 4096- or 5120-column stream row
 	 * in one trip; fewer for the widest inputs (sign1), whose products
 	 * leave the fewest registers */
-	constexpr int QH1 = F::XW >= 32 ? 3 : 6, QH2 = F::XW >= 32 ? 2 : 4;
-	const int units = cols / 16, nblk = cols / 32;
+	constexpr int QH1 = F::XW >= 64 ? 3 : 6, QH2 = F::XW >= 64 ? 2 : 4;
+	const int units = cols / 8, nblk = cols / 32;
 
 	/* 4-bit tiled: the f32 kinds write sx themselves (stage_rows) */
 	constexpr bool direct = F::BITS == 4 && F::LANES == 4;
 
 	if (s.kind == TF_Q8_SPLIT) {
 		pdl_wait();
-		/* 8-byte copies of the codes (the int8 plane is 8-byte aligned,
-		 * common.cuh), with the scales and sums: every load of a trip
-		 * issued before any store, so that a row of up to 16K codes is
-		 * one trip to L2 (a load then a store a turn was a trip a turn:
-		 * four for down's 12288 columns on the 9B) */
+		/* 8-byte copies of the codes (the int16 plane is 8-byte
+		 * aligned, common.cuh), with the scales and sums: every load of
+		 * a trip issued before any store, so that a row of up to 8K
+		 * codes is one trip to L2 (a load then a store a turn was a trip
+		 * a turn: four for down's 12288 columns on the 9B) */
 		constexpr int CU = 4;
-		const int per = cols / 8, total = NB * per, nsc = NB * nblk;
+		const int per = cols / 4, total = NB * per, nsc = NB * nblk;
 		for (int i0 = 0; i0 < total || i0 < nsc; i0 += CU * blockDim.x) {
 			uint2 v[CU];
 			float dv[CU], sv[CU];
@@ -283,38 +297,33 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 	__syncthreads();
 	for (int i = threadIdx.x; i < NB * units; i += blockDim.x) {
 		const int j = i / units, u = i % units, R = u / LU, k = (u % LU) ^ swz<LU>(R);
-		const uint8_t *xr = qt + j * cols + R / F::LANES * F::CC;
-		uint32_t v[4] = { 0, 0, 0, 0 };
+		const int16_t *xr = qt + j * cols + R / F::LANES * F::CC;
 		if constexpr (F::BITS == 4 && F::LANES == 4) {
-			/* 4-bit tiled: unit k is words 2k, 2k + 1; word wi wants
-			 * columns c, c+16, c+1, c+17 and c+2, c+18, c+3, c+19 of
-			 * c = 32 wi + 4t (F4T::col): two aligned words and two prmt */
-			#pragma unroll
-			for (int h = 0; h < 2; h++) {
-				const uint8_t *c = xr + 32 * (2 * k + h) + 4 * (R % F::LANES);
-				const uint32_t a = *(const uint32_t *)c, b = *(const uint32_t *)(c + 16);
-				v[2 * h] = prmt<0x5140>(a, b);
-				v[2 * h + 1] = prmt<0x7362>(a, b);
-			}
+			/* 4-bit tiled: unit k is group wi = k, columns c, c+16, ...,
+			 * c+3, c+19 of c = 32 wi + 4t (F4T::col): two aligned
+			 * 8-byte loads and four prmt */
+			const int16_t *c = xr + 32 * k + 4 * (R % F::LANES);
+			sx[i] = f4t_unit(*(const uint2 *)c, *(const uint2 *)(c + 16));
 		} else {
+			uint32_t v[4] = { 0, 0, 0, 0 };
 			#pragma unroll
-			for (int b = 0; b < 16; b++)
-				v[b / 4] |= (uint32_t)xr[F::col(R % F::LANES, 16 * k + b)] << (8 * (b % 4));
+			for (int b = 0; b < 8; b++)
+				v[b / 2] |= (uint32_t)(uint16_t)xr[F::col(R % F::LANES, 8 * k + b)] << (16 * (b % 2));
+			sx[i] = make_uint4(v[0], v[1], v[2], v[3]);
 		}
-		sx[i] = make_uint4(v[0], v[1], v[2], v[3]);
 	}
 	__syncthreads();
 }
 
-#define Q8_ROUNDS 16            /* SwiGLU outputs made int8: output blocks a block may take */
+#define Q8_ROUNDS 16            /* SwiGLU outputs made int16: output blocks a block may take */
 
-/* shared memory of a pass of nb rows: sx and qt (cols bytes each), sd and
+/* shared memory of a pass of nb rows: sx and qt (2 cols bytes each), sd and
  * ss (cols/32 floats each) a row, then 32 floats for block sums, then
  * (gemv_q8_body.cuh) Q8_ROUNDS * nb * 32 floats and Q8_ROUNDS counters
- * for SwiGLU outputs made int8 */
+ * for SwiGLU outputs made int16 */
 static __host__ __device__ __forceinline__ int smem_for(int nb, int cols)
 {
-	return nb * (2 * cols + 2 * (cols / 32) * 4) + 32 * 4 + Q8_ROUNDS * (nb * 32 + 1) * 4;
+	return nb * (4 * cols + 2 * (cols / 32) * 4) + 32 * 4 + Q8_ROUNDS * (nb * 32 + 1) * 4;
 }
 
 #endif

@@ -83,7 +83,7 @@ static int gdn_chunks(void)
 	return !tf_env_off("TF_CUDA_GDN_CHUNK");
 }
 
-/* whether every part of a fused product takes the int8-input kernel, so a
+/* whether every part of a fused product takes the int16-input kernel, so a
  * decode step can hand it f32 rows and let it make its own inputs (the
  * norm in the same launch) */
 static int q8_fused(const tf_gpu_fused *f)
@@ -96,7 +96,7 @@ static int q8_fused(const tf_gpu_fused *f)
 	return 1;
 }
 
-/* y (n, f->rows) = in W^T for a fused product on the int8 kernel */
+/* y (n, f->rows) = in W^T for a fused product on the int16 kernel */
 static int fused_q8(const tf_gpu_fused *f, const tf_q8_in *in, int n, float *y)
 {
 	int64_t off = 0;
@@ -109,7 +109,7 @@ static int fused_q8(const tf_gpu_fused *f, const tf_q8_in *in, int n, float *y)
 }
 
 /* y (n, f->rows) = RMSNorm(g->x) W^T (norm factors w): in one launch for a
- * decode window where the int8 kernel takes f, else the norm to the split
+ * decode window where the int16 kernel takes f, else the norm to the split
  * input, then the product */
 static int normed(tf_gpu_seq *g, const float *w, const tf_gpu_fused *f, int n, float *y, int prompt)
 {
@@ -205,7 +205,7 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 	return product(&l->out_proj, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
-/* whether the SwiGLU product makes its outputs int8 for down: where that
+/* whether the SwiGLU product makes its outputs int16 for down: where that
  * pays (tf_cuda_gemv_q8_swiglu8_pays); TF_CUDA_SWIGLU8=0 never, 1 wherever
  * it can (for tests and comparison) */
 static int swiglu8(const tf_weight *w)
@@ -228,7 +228,7 @@ static int mlp(tf_gpu_seq *g, int i, int n, int prompt)
 	// gate, up and silu(gate) * up in one launch, then down on those rows
 	if (!prompt && l->gu.n == 1 && q8_fused(&l->gu) && tf_cuda_gemv_q8_takes(&l->down)) {
 		tf_q8_in in = { .kind = TF_Q8_NORM, .x = g->x, .ldx = c->hidden, .w = l->post_norm, .eps = c->eps };
-		// down's inputs made int8 by the product that makes them, once,
+		// down's inputs made int16 by the product that makes them, once,
 		// rather than from f32 rows in each of down's blocks
 		if (swiglu8(&l->gu.w[0])) {
 			TRY(tf_cuda_gemv_q8_swiglu8(&l->gu.w[0], &in, n, g->x16));

@@ -101,35 +101,35 @@ static void fill_bf16(uint16_t *h, float *f, int64_t n, float scale)
 }
 
 /* bytes of n split activations (kernels/common.cuh): two bf16 planes, a
- * float sum of each 32, then the int8 form (a float scale of each 32 and a
- * byte a value) */
+ * float sum of each 32, then the int16 form (a float scale of each 32 and
+ * two bytes a value) */
 static inline size_t split_bytes(int64_t n)
 {
-	return 4 * n + 4 * ((n + 31) / 32) + 4 * ((n + 31) / 32) + n;
+	return 4 * n + 4 * ((n + 31) / 32) + 4 * ((n + 31) / 32) + 2 * n;
 }
 
 /* the parts of split activations of n values that follow the planes */
 static float *split_sums(uint16_t *planes, int64_t n) { return (float *)(planes + 2 * n); }
 static float *split_scales(uint16_t *planes, int64_t n) { return split_sums(planes, n) + (n + 31) / 32; }
-static int8_t *split_q8(uint16_t *planes, int64_t n) { return (int8_t *)(split_scales(planes, n) + (n + 31) / 32); }
+static int16_t *split_q16(uint16_t *planes, int64_t n) { return (int16_t *)(split_scales(planes, n) + (n + 31) / 32); }
 
-/* the int8 form put_split writes, computed the same way: per 32 values the
- * largest magnitude m, scale m * (1 / 127), codes rint(x * (127 * (1 / m)))
- * (q8_inv and q8_scale of common.cuh) */
-static void q8_block(const float *x, int8_t *q, float *scale)
+/* the int16 form put_split writes, computed the same way: per 32 values
+ * the largest magnitude m, scale m * (1 / 32767), codes
+ * rint(x * (32767 * (1 / m))) (q16_inv and q16_scale of common.cuh) */
+static void q16_block(const float *x, int16_t *q, float *scale)
 {
 	float m = 0;
 
 	for (int i = 0; i < 32; i++)
 		m = fmaxf(m, fabsf(x[i]));
-	float inv = 127.0f * (1.0f / m);
+	float inv = 32767.0f * (1.0f / m);
 	for (int i = 0; i < 32; i++)
-		q[i] = m > 0 ? (int8_t)lrintf(x[i] * inv) : 0;
-	*scale = m * (1.0f / 127.0f);
+		q[i] = m > 0 ? (int16_t)lrintf(x[i] * inv) : 0;
+	*scale = m * (1.0f / 32767.0f);
 }
 
 /* split activations: planes (2, n) hold hi = bf16(x) and lo = bf16(x - hi)
- * of random x, then the sums of hi + lo over each 32, then the int8 form of
+ * of random x, then the sums of hi + lo over each 32, then the int16 form of
  * x; xf gets hi + lo, the value the GPU's float products see */
 static void fill_split(uint16_t *planes, float *xf, int64_t n, float scale)
 {
@@ -149,7 +149,7 @@ static void fill_split(uint16_t *planes, float *xf, int64_t n, float scale)
 	}
 	if (n % 32 == 0)
 		for (int64_t k = 0; k < n / 32; k++)
-			q8_block(x + 32 * k, split_q8(planes, n) + 32 * k, split_scales(planes, n) + k);
+			q16_block(x + 32 * k, split_q16(planes, n) + 32 * k, split_scales(planes, n) + k);
 	free(x);
 }
 
@@ -170,7 +170,7 @@ static void sub_split(const uint16_t *planes, int64_t n, int64_t cols, int64_t i
 	if (cols % 32 == 0) {
 		memcpy(split_sums(out, m * cols), split_sums(p, n * cols) + i * cols / 32, 4 * m * cols / 32);
 		memcpy(split_scales(out, m * cols), split_scales(p, n * cols) + i * cols / 32, 4 * m * cols / 32);
-		memcpy(split_q8(out, m * cols), split_q8(p, n * cols) + i * cols, m * cols);
+		memcpy(split_q16(out, m * cols), split_q16(p, n * cols) + i * cols, 2 * m * cols);
 	}
 }
 
@@ -238,11 +238,11 @@ static uint32_t weight_code(const tf_weight *w, int64_t r, int64_t c)
 	return (uint32_t)(v >> (bit % 32)) & ((1u << w->bits) - 1);
 }
 
-/* what the int8-input kernels compute (gemv_q8.cuh), in double, from the
- * int8 form qx (n, cols), its scales d and exact sums xs (n, cols/32): per
+/* what the int16-input kernels compute (gemv_q8.cuh), in double, from the
+ * int16 form qx (n, cols), its scales d and exact sums xs (n, cols/32): per
  * 32-column block b of group g, scale(g) d[b] sum(q qx) + bias(g) xs[b]; a
  * sign1 block is scale(g) (2 d[b] sum over set bits of qx - xs[b]) */
-static void q8_reference(const tf_weight *w, const int8_t *qx, const float *d, const float *xs, int64_t n, float *y)
+static void q16_reference(const tf_weight *w, const int16_t *qx, const float *d, const float *xs, int64_t n, float *y)
 {
 	const int64_t cols = w->cols, nb = cols / 32;
 

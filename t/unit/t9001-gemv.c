@@ -45,17 +45,17 @@ static void run(const struct form *f, int64_t rows, int64_t cols)
 	DIE_IF(tf_cuda_gemv(&dw, dx, NX, dy, 0));
 	dev_get(got, dy, 4 * NX * rows);
 	if (tf_cuda_gemv_q8_takes(&dw)) {
-		/* int8 inputs: the exact sum of their products, and near the
+		/* int16 inputs: the exact sum of their products, and near the
 		 * CPU's float product (the inputs' rounding, about 2^-9 of a
 		 * block's largest value, leaves an NMSE near 5e-5) */
-		float *q8want = malloc(4 * NX * rows);
-		q8_reference(&w, split_q8(xh, NX * cols), split_scales(xh, NX * cols), split_sums(xh, NX * cols), NX,
-			     q8want);
-		ok(close_enough(what, got, q8want, NX * rows, rows, 1e-11, 1e30),
-		   "%s: 17 rows equal the int8-input sum", what);
+		float *q16want = malloc(4 * NX * rows);
+		q16_reference(&w, split_q16(xh, NX * cols), split_scales(xh, NX * cols), split_sums(xh, NX * cols), NX,
+			     q16want);
+		ok(close_enough(what, got, q16want, NX * rows, rows, 1e-11, 1e30),
+		   "%s: 17 rows equal the int16-input sum", what);
 		ok(close_enough(what, got, want, NX * rows, rows, 2e-4, 1e30),
 		   "%s: 17 rows are near the CPU's float product", what);
-		free(q8want);
+		free(q16want);
 	} else {
 		ok(close_enough(what, got, want, NX * rows, rows, f->nmse, 1e30), "%s: 17 rows match the CPU", what);
 	}

@@ -221,7 +221,7 @@ static void test_attention(void)
 
 /* the parts of on split values past the planes follow the planes (xf, their
  * hi + lo): each 32-column sum within 1e-6 of the sum of magnitudes, and the
- * int8 form within a code and 1e-4 of a scale (put_split makes it from the
+ * int16 form within a code and 1e-4 of a scale (put_split makes it from the
  * f32 value, not from hi + lo) */
 static int split_tail_ok(const char *what, uint16_t *planes, const float *xf, int64_t on)
 {
@@ -230,17 +230,17 @@ static int split_tail_ok(const char *what, uint16_t *planes, const float *xf, in
 	for (int64_t k = 0; k < on / 32; k++) {
 		const float *x = xf + 32 * k;
 		double a = 0, m = 0;
-		int8_t q[32];
+		int16_t q[32];
 		float sc;
 		for (int j = 0; j < 32; j++) {
 			a += x[j];
 			m += fabs(x[j]);
 		}
-		q8_block(x, q, &sc);
+		q16_block(x, q, &sc);
 		int off = !(fabs(split_sums(planes, on)[k] - a) <= 1e-6 * m) ||
 			  !(fabsf(split_scales(planes, on)[k] - sc) <= 1e-4f * sc);      /* NaN too */
 		for (int j = 0; j < 32; j++)
-			off |= abs(split_q8(planes, on)[32 * k + j] - q[j]) > 1;
+			off |= abs(split_q16(planes, on)[32 * k + j] - q[j]) > 1;
 		if (off && bad++ < 5)
 			diag("%s: block %lld of 32: sum %.9g (want %.9g), scale %.9g (want %.9g)", what, (long long)k,
 			     split_sums(planes, on)[k], a, split_scales(planes, on)[k], sc);
@@ -308,7 +308,7 @@ static void test_attention_prompt(void)
 		dev_get(g16, d16, split_bytes(on));
 		join_split(g16, on, got);
 		ok(close_enough(what, got, want, on, D, 1e-9, 1e-3), "%s matches a float64 reference", what);
-		ok(split_tail_ok(what, g16, got, on), "%s: sums and int8 form follow the planes", what);
+		ok(split_tail_ok(what, g16, got, on), "%s: sums and int16 form follow the planes", what);
 		for (int t = 0; t < n; t++) {
 			int64_t p = pos0 + t;
 			DIE_IF(tf_cuda_upload(dp, &p, 8));
@@ -675,20 +675,20 @@ static void test_act(void)
 			h[n + i] == tf_f32_to_bf16(g[i] - tf_bf16_to_f32(tf_f32_to_bf16(g[i])));
 	ok(same, "to_bf16 splits like tf_f32_to_bf16: the value, then what it left out");
 
-	/* whole blocks of 32: the int8 form, as the host makes it */
+	/* whole blocks of 32: the int16 form, as the host makes it */
 	int64_t m = 32 * 1001;
 	uint16_t *hq = malloc(split_bytes(m));
-	int8_t *q = malloc(m);
+	int16_t *q = malloc(2 * m);
 	float *sc = malloc(4 * m / 32);
 	DIE_IF(tf_cuda_to_bf16(dg, m, d16));
 	dev_get(hq, d16, split_bytes(m));
 	same = 1;
 	for (int64_t k = 0; k < m / 32; k++) {
-		q8_block(g + 32 * k, q + 32 * k, sc + k);
+		q16_block(g + 32 * k, q + 32 * k, sc + k);
 		same &= !memcmp(&sc[k], split_scales(hq, m) + k, 4);
 	}
-	same &= !memcmp(q, split_q8(hq, m), m);
-	ok(same, "the int8 form: codes rint(x * 127 (1 / max|x|)) and scale max|x| (1 / 127) per 32 values");
+	same &= !memcmp(q, split_q16(hq, m), 2 * m);
+	ok(same, "the int16 form: codes rint(x * 32767 (1 / max|x|)) and scale max|x| (1 / 32767) per 32 values");
 	free(hq); free(q); free(sc);
 	free(gu); free(g); free(want); free(got); free(h);
 	tf_cuda_free(d16); tf_cuda_free(dgu); tf_cuda_free(dg);
