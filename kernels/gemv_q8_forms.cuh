@@ -114,13 +114,15 @@ struct F2T {
 	}
 };
 
-/* sign1 tiled: group wi is word wi, one 128-column group, blocks 4wi ..
- * 4wi + 3; the byte pairs (0, 2) hold blocks 0 and 1 of the word, (1, 3)
- * blocks 2 and 3. prmt of w << s and w << (s + 1) picks bits 7 - s and
+/* sign1 tiled: word wi is one 128-column group, blocks 4wi .. 4wi + 3,
+ * taken as groups 2wi and 2wi + 1 of two blocks each (a lane holds 8
+ * words of inputs, not 16: the sign1 products are the shortest of
+ * registers); the byte pairs (0, 2) hold blocks 0 and 1 of the word, (1,
+ * 3) blocks 2 and 3. prmt of w << s and w << (s + 1) picks bits 7 - s and
  * 6 - s of two bytes as four 0x00/0xff masks: mask . x = -(sum of x where
  * the bit is set) */
 struct F1T {
-	static constexpr int LANES = 4, WORDS = 4, NG = 4, GW = 16, GB = 4, CC = 512, BITS = 1, U = 4, NBMAX = 2;
+	static constexpr int LANES = 4, WORDS = 4, NG = 8, GW = 8, GB = 2, CC = 512, BITS = 1, U = 4, NBMAX = 2;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = true;
 	static __device__ __forceinline__ int col(int t, int k)
@@ -133,13 +135,16 @@ struct F1T {
 		uint32_t v[8];
 		#pragma unroll
 		for (int s = 0; s < 8; s++)
-			v[s] = w[g] << s;
+			v[s] = w[g / 2] << s;
 		/* the block of mask d within the word: bits 7..4 of a byte
 		 * are the second block of its pair, 3..0 the first */
-		I[1] = dot4<false>(prmt<0xeca8>(v[2], v[3]), x + 2, dot4<false>(prmt<0xeca8>(v[0], v[1]), x, 0));
-		I[0] = dot4<false>(prmt<0xeca8>(v[6], v[7]), x + 6, dot4<false>(prmt<0xeca8>(v[4], v[5]), x + 4, 0));
-		I[3] = dot4<false>(prmt<0xfdb9>(v[2], v[3]), x + 10, dot4<false>(prmt<0xfdb9>(v[0], v[1]), x + 8, 0));
-		I[2] = dot4<false>(prmt<0xfdb9>(v[6], v[7]), x + 14, dot4<false>(prmt<0xfdb9>(v[4], v[5]), x + 12, 0));
+		if (g % 2 == 0) {
+			I[1] = dot4<false>(prmt<0xeca8>(v[2], v[3]), x + 2, dot4<false>(prmt<0xeca8>(v[0], v[1]), x, 0));
+			I[0] = dot4<false>(prmt<0xeca8>(v[6], v[7]), x + 6, dot4<false>(prmt<0xeca8>(v[4], v[5]), x + 4, 0));
+		} else {
+			I[1] = dot4<false>(prmt<0xfdb9>(v[2], v[3]), x + 2, dot4<false>(prmt<0xfdb9>(v[0], v[1]), x, 0));
+			I[0] = dot4<false>(prmt<0xfdb9>(v[6], v[7]), x + 6, dot4<false>(prmt<0xfdb9>(v[4], v[5]), x + 4, 0));
+		}
 	}
 };
 

@@ -221,14 +221,89 @@ static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n
 	}
 }
 
+/* the row (of NB, each of per items) that item i of a pass falls in:
+ * compares, where a division by a value known only at run time is some
+ * twenty instructions */
+template <int NB>
+static __device__ __forceinline__ int row_of(int i, int per)
+{
+	int j = 0;
+	#pragma unroll
+	for (int q = 1; q < NB; q++)
+		j += i >= q * per;
+	return j;
+}
+
+/*
+ * Stages a split input's rows j0 .. j0 + NB - 1 (zeros past n): their
+ * codes, scales and sums, every load of a trip issued before any store,
+ * so that a 4-row pass of up to 4K columns, or one row of up to 16K (8K
+ * for sign1), is one trip to L2. The pass's rows are consecutive in each part, so item
+ * i of the pass is item i past row j0's first. DIRECT (the 4-bit tiled
+ * form): a thread makes 16-byte units of sx in lane order from the two
+ * 8-byte pieces of codes they hold (f4t_unit), so the codes skip qt, a
+ * barrier and the pass that permutes them; else 8-byte copies into qt
+ * (the int16 plane is 8-byte aligned, common.cuh).
+ */
+template <class F, int NB, bool DIRECT>
+static __device__ __forceinline__ void stage_split(const q8_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
+						   float *sd, float *ss)
+{
+	/* items a thread a trip: 8-byte loads, two an item if DIRECT; four
+	 * for the sign1 products, whose registers eight would spill */
+	constexpr int CU = DIRECT || F::XW >= 64 ? 4 : 8;
+	const int nblk = cols / 32, units = cols / 8, per = DIRECT ? units : cols / 4;
+	const int live = (n - j0 < NB ? n - j0 : NB), total = NB * per, nsc = NB * nblk;
+	const int16_t *xq = s.xq + (int64_t)j0 * cols;
+	const float *xd = s.xd + (int64_t)j0 * nblk, *xs = s.xs + (int64_t)j0 * nblk;
+
+	pdl_wait();
+	for (int i0 = 0; i0 < total || i0 < nsc; i0 += CU * blockDim.x) {
+		uint2 a[CU], b[CU];
+		float dv[CU], sv[CU];
+		#pragma unroll
+		for (int u = 0; u < CU; u++) {
+			const int i = i0 + u * blockDim.x + threadIdx.x;
+			const bool in = i < live * per;
+			if (DIRECT) {
+				/* unit i: chunk i / 16, group i % 4 (32 columns), lane
+				 * (i / 4) % 4 of the chunk: columns c .. c+3, c+16 .. c+19 */
+				const int c = i / 16 * 128 + 32 * (i % 4) + 4 * (i / 4 % 4);
+				a[u] = in ? *(const uint2 *)(xq + c) : make_uint2(0, 0);
+				b[u] = in ? *(const uint2 *)(xq + c + 16) : make_uint2(0, 0);
+			} else {
+				a[u] = in ? ((const uint2 *)xq)[i] : make_uint2(0, 0);
+			}
+			dv[u] = i < live * nblk ? xd[i] : 0.0f;
+			sv[u] = i < live * nblk ? xs[i] : 0.0f;
+		}
+		#pragma unroll
+		for (int u = 0; u < CU; u++) {
+			const int i = i0 + u * blockDim.x + threadIdx.x;
+			if (i < total) {
+				if (DIRECT) {
+					const int j = row_of<NB>(i, units), R = (i - j * units) / 4;
+					sx[j * units + R * 4 + ((i % 4) ^ swz<4>(R))] = f4t_unit(a[u], b[u]);
+				} else {
+					((uint2 *)qt)[i] = a[u];
+				}
+			}
+			if (i < nsc) {
+				sd[i] = dv[u];
+				ss[i] = sv[u];
+			}
+		}
+	}
+}
+
 /*
  * Stages input rows j0 .. j0 + NB - 1 (zeros past n) for the lane order of
  * form F: first each row's int16 codes in column order in qt, with their
  * scales sd and sums ss (copied from a split input, or made here from f32
  * rows: the RMSNorm of a whole row, the gated RMSNorm of each head of d, or
- * the values as they are), then the codes permuted into sx (f32 rows for
- * the 4-bit tiled form: straight into sx). It calls pdl_wait before it
- * reads an input.
+ * the values as they are), then the codes permuted into sx (the 4-bit
+ * tiled form: straight into sx). It calls pdl_wait before it reads an
+ * input.
  *
  * The f32 rows are read 4 columns a thread (stage_rows). A row's sum
  * of squares is a block sum and a head's a butterfly over its d/4 lanes,
@@ -245,74 +320,32 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 	 * in one trip; fewer for the widest inputs (sign1), whose products
 	 * leave the fewest registers */
 	constexpr int QH1 = F::XW >= 64 ? 3 : 6, QH2 = F::XW >= 64 ? 2 : 4;
-	const int units = cols / 8, nblk = cols / 32;
+	const int units = cols / 8;
 
-	/* 4-bit tiled: the f32 kinds write sx themselves (stage_rows) */
+	/* 4-bit tiled: every kind writes sx itself */
 	constexpr bool direct = F::BITS == 4 && F::LANES == 4;
 
-	if (s.kind == TF_Q8_SPLIT) {
-		pdl_wait();
-		/* 8-byte copies of the codes (the int16 plane is 8-byte
-		 * aligned, common.cuh), with the scales and sums: every load of
-		 * a trip issued before any store, so that a row of up to 8K
-		 * codes is one trip to L2 (a load then a store a turn was a trip
-		 * a turn: four for down's 12288 columns on the 9B) */
-		constexpr int CU = 4;
-		const int per = cols / 4, total = NB * per, nsc = NB * nblk;
-		for (int i0 = 0; i0 < total || i0 < nsc; i0 += CU * blockDim.x) {
-			uint2 v[CU];
-			float dv[CU], sv[CU];
-			#pragma unroll
-			for (int u = 0; u < CU; u++) {
-				const int i = i0 + u * blockDim.x + threadIdx.x, j = i / per, k = i / nblk;
-				const int64_t at = (int64_t)(j0 + k) * nblk + i % nblk;
-				v[u] = i < total && j0 + j < n ? *((const uint2 *)(s.xq + (int64_t)(j0 + j) * cols) + i % per)
-							       : make_uint2(0, 0);
-				dv[u] = i < nsc && j0 + k < n ? s.xd[at] : 0.0f;
-				sv[u] = i < nsc && j0 + k < n ? s.xs[at] : 0.0f;
-			}
-			#pragma unroll
-			for (int u = 0; u < CU; u++) {
-				const int i = i0 + u * blockDim.x + threadIdx.x;
-				if (i < total)
-					((uint2 *)qt)[i] = v[u];
-				if (i < nsc) {
-					sd[i] = dv[u];
-					ss[i] = sv[u];
-				}
-			}
-		}
-	} else {
-		if (s.kind == TF_Q8_NORM)
-			stage_rows<NB, TF_Q8_NORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
-		else if (s.kind == TF_Q8_GNORM)
-			stage_rows<NB, TF_Q8_GNORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
-		else
-			stage_rows<NB, TF_Q8_ROWS, QH1, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
-		if (direct) {
-			__syncthreads();
-			return;
-		}
-	}
+	if (s.kind == TF_Q8_SPLIT)
+		stage_split<F, NB, direct>(s, j0, n, cols, sx, qt, sd, ss);
+	else if (s.kind == TF_Q8_NORM)
+		stage_rows<NB, TF_Q8_NORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
+	else if (s.kind == TF_Q8_GNORM)
+		stage_rows<NB, TF_Q8_GNORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
+	else
+		stage_rows<NB, TF_Q8_ROWS, QH1, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
 	__syncthreads();
-	for (int i = threadIdx.x; i < NB * units; i += blockDim.x) {
-		const int j = i / units, u = i % units, R = u / LU, k = (u % LU) ^ swz<LU>(R);
-		const int16_t *xr = qt + j * cols + R / F::LANES * F::CC;
-		if constexpr (F::BITS == 4 && F::LANES == 4) {
-			/* 4-bit tiled: unit k is group wi = k, columns c, c+16, ...,
-			 * c+3, c+19 of c = 32 wi + 4t (F4T::col): two aligned
-			 * 8-byte loads and four prmt */
-			const int16_t *c = xr + 32 * k + 4 * (R % F::LANES);
-			sx[i] = f4t_unit(*(const uint2 *)c, *(const uint2 *)(c + 16));
-		} else {
+	if constexpr (!direct) {
+		for (int i = threadIdx.x; i < NB * units; i += blockDim.x) {
+			const int j = row_of<NB>(i, units), u = i - j * units, R = u / LU, k = (u % LU) ^ swz<LU>(R);
+			const int16_t *xr = qt + j * cols + R / F::LANES * F::CC;
 			uint32_t v[4] = { 0, 0, 0, 0 };
 			#pragma unroll
 			for (int b = 0; b < 8; b++)
 				v[b / 2] |= (uint32_t)(uint16_t)xr[F::col(R % F::LANES, 8 * k + b)] << (16 * (b % 2));
 			sx[i] = make_uint4(v[0], v[1], v[2], v[3]);
 		}
+		__syncthreads();
 	}
-	__syncthreads();
 }
 
 #define Q8_ROUNDS 16            /* SwiGLU outputs made int16: output blocks a block may take */
