@@ -150,7 +150,7 @@ static __host__ __device__ __forceinline__ float q16_scale(float m)
  * sums let quantized products apply a group's bias once per group.
  *
  * After the sums come the same values as int16 for the CUDA-core products
- * of quantized weights (gemv_q8.cu): (n, d/32) f32 scales, then (n, d)
+ * of quantized weights (gemv_q16.cu): (n, d/32) f32 scales, then (n, d)
  * int16 codes, each 32 columns scaled by their largest magnitude, x ~
  * scale * q with q = rint(x * q16_inv(max|x|)) and scale q16_scale(max|x|)
  * (llama.cpp's q8_1 blocks with twice the bits: the 2^-8 of a block's

@@ -1,8 +1,8 @@
 /*
  * gemv.cu: decode matrix-vector products on the tensor cores, for the
- * weights the int16-input kernels (gemv_q8.cu) do not take: bf16, f16 and
+ * weights the int16-input kernels (gemv_q16.cu) do not take: bf16, f16 and
  * f32, quantized weights with f16 or f32 scales, odd shapes, and every
- * form when TF_GEMV_Q8=0.
+ * form when TF_GEMV_Q16=0.
  *
  * Batch-1 decode reads every weight once per token, so the product runs at
  * the speed of memory as long as (a) loads are wide and many are in flight
@@ -41,7 +41,7 @@
 
 #include "common.cuh"
 #include "gemv.cuh"
-#include "gemv_q8.cuh"
+#include "gemv_q16.cuh"
 #include "mma.cuh"
 
 enum { K_BF16, K_AFF, K_SIGN };
@@ -703,7 +703,7 @@ int tf_cuda_gemv_setup(void)
 	CUDA_CHECK((allow_ring<K_AFF, 2, 64>()));
 	CUDA_CHECK((allow_ring<K_AFF, 2, 128>()));
 	CUDA_CHECK((allow_ring<K_SIGN, 1, 128>()));
-	return tf_cuda_gemv_q8_setup();
+	return tf_cuda_gemv_q16_setup();
 }
 
 int tf_cuda_gemv(const tf_weight *w, const uint16_t *x, int n, float *y, int accumulate)
@@ -720,9 +720,9 @@ int tf_cuda_gemv_ld(const tf_weight *w, const uint16_t *x, int n, float *y, int6
 	const uint16_t *xl = x + n * c;                         /* the lo plane */
 	const float *xs = (const float *)(xl + n * c);          /* the 32-column sums */
 
-	if (tf_cuda_gemv_q8_takes(w)) {
-		tf_q8_in in = { .kind = TF_Q8_SPLIT, .split = x };
-		return tf_cuda_gemv_q8(w, &in, n, y, ldy, accumulate ? TF_Q8_ACC : TF_Q8_STORE);
+	if (tf_cuda_gemv_q16_takes(w)) {
+		tf_q16_in in = { .kind = TF_Q16_SPLIT, .split = x };
+		return tf_cuda_gemv_q16(w, &in, n, y, ldy, accumulate ? TF_Q16_ACC : TF_Q16_STORE);
 	}
 	for (int i = 0; i < n; i += NMAX) {
 		int m = n - i < NMAX ? n - i : NMAX;

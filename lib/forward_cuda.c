@@ -32,7 +32,7 @@ int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
 #include "embed.cuh"
 #include "gemm.cuh"
 #include "gemv.cuh"
-#include "gemv_q8.cuh"
+#include "gemv_q16.cuh"
 #include "gdn.cuh"
 #include "gdn_chunk.cuh"
 #include "gdn_in.cuh"
@@ -86,23 +86,23 @@ static int gdn_chunks(void)
 /* whether every part of a fused product takes the int16-input kernel, so a
  * decode step can hand it f32 rows and let it make its own inputs (the
  * norm in the same launch) */
-static int q8_fused(const tf_gpu_fused *f)
+static int q16_fused(const tf_gpu_fused *f)
 {
 	if (!fuse())
 		return 0;
 	for (int k = 0; k < f->n; k++)
-		if (!tf_cuda_gemv_q8_takes(&f->w[k]))
+		if (!tf_cuda_gemv_q16_takes(&f->w[k]))
 			return 0;
 	return 1;
 }
 
 /* y (n, f->rows) = in W^T for a fused product on the int16 kernel */
-static int fused_q8(const tf_gpu_fused *f, const tf_q8_in *in, int n, float *y)
+static int fused_q16(const tf_gpu_fused *f, const tf_q16_in *in, int n, float *y)
 {
 	int64_t off = 0;
 
 	for (int k = 0; k < f->n; k++) {
-		TRY(tf_cuda_gemv_q8(&f->w[k], in, n, y + off, f->rows, TF_Q8_STORE));
+		TRY(tf_cuda_gemv_q16(&f->w[k], in, n, y + off, f->rows, TF_Q16_STORE));
 		off += f->w[k].rows;
 	}
 	return 0;
@@ -115,9 +115,9 @@ static int normed(tf_gpu_seq *g, const float *w, const tf_gpu_fused *f, int n, f
 {
 	const tf_config *c = &g->m->c;
 
-	if (!prompt && q8_fused(f)) {
-		tf_q8_in in = { .kind = TF_Q8_NORM, .x = g->x, .ldx = c->hidden, .w = w, .eps = c->eps };
-		return fused_q8(f, &in, n, y);
+	if (!prompt && q16_fused(f)) {
+		tf_q16_in in = { .kind = TF_Q16_NORM, .x = g->x, .ldx = c->hidden, .w = w, .eps = c->eps };
+		return fused_q16(f, &in, n, y);
 	}
 	TRY(tf_cuda_rmsnorm(g->x, w, n, c->hidden, c->eps, NULL, g->x16));
 	return fused(f, g->x16, n, y, prompt);
@@ -196,25 +196,25 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 	}
 	// gated RMSNorm: norm(o) * w * silu(z), per value head; the output
 	// projection of it added into the residual stream
-	if (!prompt && fuse() && tf_cuda_gemv_q8_takes(&l->out_proj) && tf_cuda_gemv_q8_gnorm_takes(Dv, (int64_t)Hv * Dv)) {
-		tf_q8_in in = { .kind = TF_Q8_GNORM, .x = g->o, .ldx = (int64_t)Hv * Dv, .w = l->gnorm, .eps = c->eps,
+	if (!prompt && fuse() && tf_cuda_gemv_q16_takes(&l->out_proj) && tf_cuda_gemv_q16_gnorm_takes(Dv, (int64_t)Hv * Dv)) {
+		tf_q16_in in = { .kind = TF_Q16_GNORM, .x = g->o, .ldx = (int64_t)Hv * Dv, .w = l->gnorm, .eps = c->eps,
 				.z = z, .ldz = T, .d = Dv };
-		return tf_cuda_gemv_q8(&l->out_proj, &in, n, g->x, c->hidden, TF_Q8_ACC);
+		return tf_cuda_gemv_q16(&l->out_proj, &in, n, g->x, c->hidden, TF_Q16_ACC);
 	}
 	TRY(tf_cuda_gated_norm(g->o, z, T, l->gnorm, n, Hv, Dv, c->eps, g->x16));
 	return product(&l->out_proj, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
 /* whether the SwiGLU product makes its outputs int16 for down: where that
- * pays (tf_cuda_gemv_q8_swiglu8_pays); TF_CUDA_SWIGLU8=0 never, 1 wherever
+ * pays (tf_cuda_gemv_q16_swiglu16_pays); TF_CUDA_SWIGLU16=0 never, 1 wherever
  * it can (for tests and comparison) */
-static int swiglu8(const tf_weight *w)
+static int swiglu16(const tf_weight *w)
 {
-	const char *e = getenv("TF_CUDA_SWIGLU8");
+	const char *e = getenv("TF_CUDA_SWIGLU16");
 
 	if (e && *e == '0')
 		return 0;
-	return e && *e == '1' ? tf_cuda_gemv_q8_swiglu8_takes(w) : tf_cuda_gemv_q8_swiglu8_pays(w);
+	return e && *e == '1' ? tf_cuda_gemv_q16_swiglu16_takes(w) : tf_cuda_gemv_q16_swiglu16_pays(w);
 }
 
 /* SwiGLU on the normed stream; down_proj adds into g->x */
@@ -226,18 +226,18 @@ static int mlp(tf_gpu_seq *g, int i, int n, int prompt)
 
 	// a decode window where gate and up are one stacked weight: the norm,
 	// gate, up and silu(gate) * up in one launch, then down on those rows
-	if (!prompt && l->gu.n == 1 && q8_fused(&l->gu) && tf_cuda_gemv_q8_takes(&l->down)) {
-		tf_q8_in in = { .kind = TF_Q8_NORM, .x = g->x, .ldx = c->hidden, .w = l->post_norm, .eps = c->eps };
+	if (!prompt && l->gu.n == 1 && q16_fused(&l->gu) && tf_cuda_gemv_q16_takes(&l->down)) {
+		tf_q16_in in = { .kind = TF_Q16_NORM, .x = g->x, .ldx = c->hidden, .w = l->post_norm, .eps = c->eps };
 		// down's inputs made int16 by the product that makes them, once,
 		// rather than from f32 rows in each of down's blocks
-		if (swiglu8(&l->gu.w[0])) {
-			TRY(tf_cuda_gemv_q8_swiglu8(&l->gu.w[0], &in, n, g->x16));
-			tf_q8_in h = { .kind = TF_Q8_SPLIT, .split = g->x16 };
-			return tf_cuda_gemv_q8(&l->down, &h, n, g->x, c->hidden, TF_Q8_ACC);
+		if (swiglu16(&l->gu.w[0])) {
+			TRY(tf_cuda_gemv_q16_swiglu16(&l->gu.w[0], &in, n, g->x16));
+			tf_q16_in h = { .kind = TF_Q16_SPLIT, .split = g->x16 };
+			return tf_cuda_gemv_q16(&l->down, &h, n, g->x, c->hidden, TF_Q16_ACC);
 		}
-		TRY(tf_cuda_gemv_q8(&l->gu.w[0], &in, n, g->gu, I, TF_Q8_SWIGLU));
-		tf_q8_in h = { .kind = TF_Q8_ROWS, .x = g->gu, .ldx = I };
-		return tf_cuda_gemv_q8(&l->down, &h, n, g->x, c->hidden, TF_Q8_ACC);
+		TRY(tf_cuda_gemv_q16(&l->gu.w[0], &in, n, g->gu, I, TF_Q16_SWIGLU));
+		tf_q16_in h = { .kind = TF_Q16_ROWS, .x = g->gu, .ldx = I };
+		return tf_cuda_gemv_q16(&l->down, &h, n, g->x, c->hidden, TF_Q16_ACC);
 	}
 	// gate and up (one fused product), silu(gate) * up, down added into the stream
 	TRY(normed(g, l->post_norm, &l->gu, n, g->gu, prompt));
@@ -270,9 +270,9 @@ static int head(tf_gpu_seq *g, int64_t first, int rows, int prompt)
 	const tf_model *m = g->m;
 	int H = m->c.hidden;
 
-	if (!prompt && fuse() && tf_cuda_gemv_q8_takes(&m->gpu->head)) {
-		tf_q8_in in = { .kind = TF_Q8_NORM, .x = g->x + first * H, .ldx = H, .w = m->gpu->norm, .eps = m->c.eps };
-		return tf_cuda_gemv_q8(&m->gpu->head, &in, rows, g->logits, m->c.vocab, TF_Q8_STORE);
+	if (!prompt && fuse() && tf_cuda_gemv_q16_takes(&m->gpu->head)) {
+		tf_q16_in in = { .kind = TF_Q16_NORM, .x = g->x + first * H, .ldx = H, .w = m->gpu->norm, .eps = m->c.eps };
+		return tf_cuda_gemv_q16(&m->gpu->head, &in, rows, g->logits, m->c.vocab, TF_Q16_STORE);
 	}
 	TRY(tf_cuda_rmsnorm(g->x + first * H, m->gpu->norm, rows, H, m->c.eps, NULL, g->x16));
 	return product(&m->gpu->head, g->x16, rows, g->logits, m->c.vocab, 0, prompt);

@@ -238,7 +238,7 @@ static uint32_t weight_code(const tf_weight *w, int64_t r, int64_t c)
 	return (uint32_t)(v >> (bit % 32)) & ((1u << w->bits) - 1);
 }
 
-/* what the int16-input kernels compute (gemv_q8.cuh), in double, from the
+/* what the int16-input kernels compute (gemv_q16.cuh), in double, from the
  * int16 form qx (n, cols), its scales d and exact sums xs (n, cols/32): per
  * 32-column block b of group g, scale(g) d[b] sum(q qx) + bias(g) xs[b]; a
  * sign1 block is scale(g) (2 d[b] sum over set bits of qx - xs[b]) */

@@ -76,11 +76,11 @@ for spec in "q4 --bits 4 --group 64" "q2 --bits 2 --group 32" "q3 --bits 3 --gro
 		tf-gate --exact gs.$name gw.$name
 	"
 	# decode steps: the default int16-input products, and the float-input
-	# ones (TF_GEMV_Q8=0), against the CPU's steps
+	# ones (TF_GEMV_Q16=0), against the CPU's steps
 	tf-run --device cpu --mode step $name.tfb ids.b >cs.$name
 	gate cs.$name gs.$name --kl 1e-3 --top1 0.995
 	say_ok $? "$name bundle: GPU steps within KL 1e-3 and top-1 99.5% of the CPU's"
-	TF_GEMV_Q8=0 tf-run --device cuda --mode step $name.tfb ids.b >gf.$name
+	TF_GEMV_Q16=0 tf-run --device cuda --mode step $name.tfb ids.b >gf.$name
 	gate cs.$name gf.$name --kl 1e-3 --top1 0.995
 	say_ok $? "$name bundle: GPU steps with float inputs within KL 1e-3 and top-1 99.5% of the CPU's"
 done
@@ -91,8 +91,8 @@ done
 # sums in another order, so its steps are not the float path's bits
 for name in q4 sign1; do
 	test_expect "$name bundle, SwiGLU outputs int16: windows of 16 rows bit-identical to steps, not to the float path's" "
-		TF_CUDA_SWIGLU8=1 tf-run --device cuda --mode step $name.tfb ids.b >gs8.$name &&
-		TF_CUDA_SWIGLU8=1 tf-run --device cuda --window 16 $name.tfb ids.b >gw8.$name &&
+		TF_CUDA_SWIGLU16=1 tf-run --device cuda --mode step $name.tfb ids.b >gs8.$name &&
+		TF_CUDA_SWIGLU16=1 tf-run --device cuda --window 16 $name.tfb ids.b >gw8.$name &&
 		tf-gate --exact gs8.$name gw8.$name &&
 		! tf-gate --exact gs.$name gs8.$name >/dev/null
 	"

@@ -11,7 +11,7 @@ int main(void)
 }
 #else
 #include "gemv.cuh"
-#include "gemv_q8.cuh"
+#include "gemv_q16.cuh"
 
 #define NX 17   /* input rows: one more than a launch takes */
 
@@ -44,7 +44,7 @@ static void run(const struct form *f, int64_t rows, int64_t cols)
 	dev_poison(dy, 4 * NX * rows);
 	DIE_IF(tf_cuda_gemv(&dw, dx, NX, dy, 0));
 	dev_get(got, dy, 4 * NX * rows);
-	if (tf_cuda_gemv_q8_takes(&dw)) {
+	if (tf_cuda_gemv_q16_takes(&dw)) {
 		/* int16 inputs: the exact sum of their products, and near the
 		 * CPU's float product (the inputs' rounding, about 2^-9 of a
 		 * block's largest value, leaves an NMSE near 5e-5) */

@@ -1,11 +1,11 @@
 /*
- * gemv_q8_forms.cuh: the weight forms of the int8-input products
- * (gemv_q8.cu, C++ only): for each, how a lane reads a step of a row and
+ * gemv_q16_forms.cuh: the weight forms of the int8-input products
+ * (gemv_q16.cu, C++ only): for each, how a lane reads a step of a row and
  * which input byte meets which code in its dp4a sums, and where those
  * input bytes sit in shared memory.
  */
-#ifndef TF_GEMV_Q8_FORMS_CUH
-#define TF_GEMV_Q8_FORMS_CUH
+#ifndef TF_GEMV_Q16_FORMS_CUH
+#define TF_GEMV_Q16_FORMS_CUH
 
 #include "common.cuh"
 

@@ -1,26 +1,26 @@
 /*
- * gemv_q8_stage.cuh: the inputs of the int16-input products (gemv_q8.cu,
+ * gemv_q16_stage.cuh: the inputs of the int16-input products (gemv_q16.cu,
  * C++ only), staged in shared memory by each block: copied from a split
  * input or made from f32 rows (norms in the same launch), then laid out
  * in each form's lane order.
  */
-#ifndef TF_GEMV_Q8_STAGE_CUH
-#define TF_GEMV_Q8_STAGE_CUH
+#ifndef TF_GEMV_Q16_STAGE_CUH
+#define TF_GEMV_Q16_STAGE_CUH
 
 #include "common.cuh"
-#include "gemv_q8.cuh"
-#include "gemv_q8_forms.cuh"
+#include "gemv_q16.cuh"
+#include "gemv_q16_forms.cuh"
 
-/* where the inputs come from (gemv_q8.cuh, tf_q8_in), as the kernel sees it */
-struct q8_src {
+/* where the inputs come from (gemv_q16.cuh, tf_q16_in), as the kernel sees it */
+struct q16_src {
 	int kind;
-	const int16_t *xq;              /* TF_Q8_SPLIT: (n, cols) codes */
+	const int16_t *xq;              /* TF_Q16_SPLIT: (n, cols) codes */
 	const float *xd, *xs;           /* and (n, cols/32) scales and sums */
 	const float *x;                 /* the others: (n, cols) f32, row i at x + i * ldx */
 	int64_t ldx;
-	const float *w;                 /* TF_Q8_NORM: (cols) factors; TF_Q8_GNORM: (d) */
+	const float *w;                 /* TF_Q16_NORM: (cols) factors; TF_Q16_GNORM: (d) */
 	float eps;
-	const float *z;                 /* TF_Q8_GNORM: gate of row i, head h at z + i * ldz + h * d */
+	const float *z;                 /* TF_Q16_GNORM: gate of row i, head h at z + i * ldz + h * d */
 	int64_t ldz;
 	int d;
 };
@@ -127,7 +127,7 @@ static __device__ __forceinline__ void load_gates(const float *z, bool vec, int 
  * through L2) overlaps the kernel before instead of following the row's.
  */
 template <int NB, int K, int QH, bool DIRECT>
-static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
+static __device__ __forceinline__ void stage_rows(const q16_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
 						  float *sd, float *ss, float *red)
 {
 	const int nblk = cols / 32, quads = cols / 4, round = QH * blockDim.x;
@@ -139,16 +139,16 @@ static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n
 	/* a GNORM thread's quads all sit at the same place in their heads
 	 * (blockDim and each round's start are multiples of d/4): one quad of
 	 * factors serves them all */
-	if (K == TF_Q8_NORM)
+	if (K == TF_Q16_NORM)
 		load_quads<QH>(s.w, 0, quads, true, u);
-	if (K == TF_Q8_GNORM)
+	if (K == TF_Q16_GNORM)
 		g = ld4(s.w + 4 * threadIdx.x % s.d);
 	pdl_wait();
 	for (int j = 0; j < NB; j++) {
 		const bool in = j0 + j < n;
 		const float *xr = s.x + (int64_t)(j0 + j) * s.ldx, *zr = s.z + (int64_t)(j0 + j) * s.ldz;
 		float inv = 1.0f;
-		if (K == TF_Q8_NORM) {
+		if (K == TF_Q16_NORM) {
 			float a = 0.0f;
 			for (int q0 = 0; q0 < quads; q0 += round) {
 				load_quads<QH>(xr, q0, quads, in, v);
@@ -160,11 +160,11 @@ static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n
 		}
 		for (int q0 = 0; q0 < quads; q0 += round) {
 			/* a row of one round is still in v from its sum of squares */
-			if (K != TF_Q8_NORM || quads > round)
+			if (K != TF_Q16_NORM || quads > round)
 				load_quads<QH>(xr, q0, quads, in, v);
-			if (K == TF_Q8_NORM && quads > round)
+			if (K == TF_Q16_NORM && quads > round)
 				load_quads<QH>(s.w, q0, quads, true, u);
-			if (K == TF_Q8_GNORM)
+			if (K == TF_Q16_GNORM)
 				load_gates<QH>(zr, zv, q0, quads, in, u);
 			/* whole warps in every trip (the shuffles below): quads is a
 			 * multiple of 8 and of d/4, so a lane's partners are all in
@@ -176,9 +176,9 @@ static __device__ __forceinline__ void stage_rows(const q8_src &s, int j0, int n
 				const int qd = q0 + i * blockDim.x + threadIdx.x;
 				const bool live = qd < quads;
 				float4 x = v[i];
-				if (K == TF_Q8_NORM) {
+				if (K == TF_Q16_NORM) {
 					x = make_float4(x.x * inv * u[i].x, x.y * inv * u[i].y, x.z * inv * u[i].z, x.w * inv * u[i].w);
-				} else if (K == TF_Q8_GNORM) {
+				} else if (K == TF_Q16_GNORM) {
 					/* a head is d/4 consecutive lanes (d <= 128) */
 					float a = sumsq4(x);
 					for (int o = 1; o < s.d / 4; o <<= 1)
@@ -246,7 +246,7 @@ static __device__ __forceinline__ int row_of(int i, int per)
  * (the int16 plane is 8-byte aligned, common.cuh).
  */
 template <class F, int NB, bool DIRECT>
-static __device__ __forceinline__ void stage_split(const q8_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
+static __device__ __forceinline__ void stage_split(const q16_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
 						   float *sd, float *ss)
 {
 	/* items a thread a trip: 8-byte loads, two an item if DIRECT; four
@@ -311,7 +311,7 @@ static __device__ __forceinline__ void stage_split(const q8_src &s, int j0, int 
  * of the pass.
  */
 template <class F, int NB>
-static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
+static __device__ __forceinline__ void stage(const q16_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
 					     float *sd, float *ss, float *red)
 {
 	constexpr int LU = F::XW / 4;
@@ -325,14 +325,14 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 	/* 4-bit tiled: every kind writes sx itself */
 	constexpr bool direct = F::BITS == 4 && F::LANES == 4;
 
-	if (s.kind == TF_Q8_SPLIT)
+	if (s.kind == TF_Q16_SPLIT)
 		stage_split<F, NB, direct>(s, j0, n, cols, sx, qt, sd, ss);
-	else if (s.kind == TF_Q8_NORM)
-		stage_rows<NB, TF_Q8_NORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
-	else if (s.kind == TF_Q8_GNORM)
-		stage_rows<NB, TF_Q8_GNORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
+	else if (s.kind == TF_Q16_NORM)
+		stage_rows<NB, TF_Q16_NORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
+	else if (s.kind == TF_Q16_GNORM)
+		stage_rows<NB, TF_Q16_GNORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
 	else
-		stage_rows<NB, TF_Q8_ROWS, QH1, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
+		stage_rows<NB, TF_Q16_ROWS, QH1, direct>(s, j0, n, cols, sx, qt, sd, ss, red);
 	__syncthreads();
 	if constexpr (!direct) {
 		for (int i = threadIdx.x; i < NB * units; i += blockDim.x) {
@@ -348,15 +348,15 @@ static __device__ __forceinline__ void stage(const q8_src &s, int j0, int n, int
 	}
 }
 
-#define Q8_ROUNDS 16            /* SwiGLU outputs made int16: output blocks a block may take */
+#define Q16_ROUNDS 16            /* SwiGLU outputs made int16: output blocks a block may take */
 
 /* shared memory of a pass of nb rows: sx and qt (2 cols bytes each), sd and
  * ss (cols/32 floats each) a row, then 32 floats for block sums, then
- * (gemv_q8_body.cuh) Q8_ROUNDS * nb * 32 floats and Q8_ROUNDS counters
+ * (gemv_q16_body.cuh) Q16_ROUNDS * nb * 32 floats and Q16_ROUNDS counters
  * for SwiGLU outputs made int16 */
 static __host__ __device__ __forceinline__ int smem_for(int nb, int cols)
 {
-	return nb * (4 * cols + 2 * (cols / 32) * 4) + 32 * 4 + Q8_ROUNDS * (nb * 32 + 1) * 4;
+	return nb * (4 * cols + 2 * (cols / 32) * 4) + 32 * 4 + Q16_ROUNDS * (nb * 32 + 1) * 4;
 }
 
 #endif

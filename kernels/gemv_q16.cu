@@ -1,6 +1,6 @@
 /*
- * gemv_q8.cu: decode products of quantized weights on the CUDA cores, the
- * inputs as int16 (gemv_q8.cuh gives the sum).
+ * gemv_q16.cu: decode products of quantized weights on the CUDA cores, the
+ * inputs as int16 (gemv_q16.cuh gives the sum).
  *
  * Why integer inputs: at batch 1 a product reads each code once, and the
  * H200 delivers 4-bit codes at about 8.4e12/s against about 3.3e13 thread
@@ -35,11 +35,11 @@
 
 #include "common.cuh"
 #include "env.h"
-#include "gemv_q8.cuh"
-#include "gemv_q8_body.cuh"
+#include "gemv_q16.cuh"
+#include "gemv_q16_body.cuh"
 
-template <class F, int G, int RPW, int NB, bool SWI, bool I8 = false>
-__global__ void __launch_bounds__(Q8_WARPS * WARP, 1) gemv_q8(const __grid_constant__ q8_op op)
+template <class F, int G, int RPW, int NB, bool SWI, bool QO = false>
+__global__ void __launch_bounds__(Q16_WARPS * WARP, 1) gemv_q16(const __grid_constant__ q16_op op)
 {
 	pdl_trigger();
 	/* the weights need no earlier kernel: start the first 64 KiB of codes
@@ -53,12 +53,12 @@ __global__ void __launch_bounds__(Q8_WARPS * WARP, 1) gemv_q8(const __grid_const
 	 * 272) 157.8, 161.3, 161.6. The first 64 KiB of every tile against
 	 * whole tiles of at most 64 KiB: 572.4 against 569.4 and 171.5 against
 	 * 169.3. */
-	constexpr int ROWBYTES = 64 * 1024 / (Q8_WARPS * RPW), CB = F::CC * F::BITS / 8;
+	constexpr int ROWBYTES = 64 * 1024 / (Q16_WARPS * RPW), CB = F::CC * F::BITS / 8;
 	const int nch = op.cols / F::CC;
 	const int nchp = ROWBYTES / CB < 1 ? 1 : ROWBYTES / CB < nch ? ROWBYTES / CB : nch;
-	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, tile_of(0, I8), nchp);
+	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, tile_of(0, QO), nchp);
 	/* pdl_wait is in the staging, after the loads of the norm factors */
-	q8_run<F, G, RPW, NB, SWI, I8>(op);
+	q16_run<F, G, RPW, NB, SWI, QO>(op);
 }
 
 /* v.template go<F, G>() for w's form and group where a kernel takes them,
@@ -123,43 +123,43 @@ static cudaError_t each_form(V &v)
  * then one tile a block on 128 blocks rather than two tiles a block on
  * 132, which measured faster (464.9 against 448.0 tokens/s on the 9B
  * 4-bit step). */
-static int q8_rpw(int rows, int swi)
+static int q16_rpw(int rows, int swi)
 {
-	return swi || rows >= tf_cuda_sms() * Q8_WARPS ? 2 : 1;
+	return swi || rows >= tf_cuda_sms() * Q16_WARPS ? 2 : 1;
 }
 
-/* tiles of Q8_WARPS warps' rows in a product */
-static int q8_tiles(int rows, int swi, int rpw)
+/* tiles of Q16_WARPS warps' rows in a product */
+static int q16_tiles(int rows, int swi, int rpw)
 {
 	const int per = swi ? 1 : rpw, trows = swi ? rows / 2 : rows;
-	return (trows + Q8_WARPS * per - 1) / (Q8_WARPS * per);
+	return (trows + Q16_WARPS * per - 1) / (Q16_WARPS * per);
 }
 
 /* whether the product kernels take w with inputs in; says why not */
-static int q8_check(const tf_weight *w, const tf_q8_in *in, int epi)
+static int q16_check(const tf_weight *w, const tf_q16_in *in, int epi)
 {
 	const int64_t c = w->cols;
 
-	if (!tf_cuda_gemv_q8_takes(w))
+	if (!tf_cuda_gemv_q16_takes(w))
 		return tf_err("no int16-input kernel for a %s%d g%d weight of %lld x %lld", tf_fmt_name(w->fmt & ~TF_TILED),
 			      w->bits, w->group, (long long)w->rows, (long long)c);
-	if (in->kind != TF_Q8_SPLIT && (((uintptr_t)in->x | (uintptr_t)in->w) & 15 || in->ldx % 4))
+	if (in->kind != TF_Q16_SPLIT && (((uintptr_t)in->x | (uintptr_t)in->w) & 15 || in->ldx % 4))
 		return tf_err("int16-input product: f32 rows and factors must be 16-byte aligned");
-	if (in->kind == TF_Q8_GNORM && !tf_cuda_gemv_q8_gnorm_takes(in->d, c))
+	if (in->kind == TF_Q16_GNORM && !tf_cuda_gemv_q16_gnorm_takes(in->d, c))
 		return tf_err("gated norm heads of %d over %lld columns: not a power of two of 4 to 128 that divides them",
 			      in->d, (long long)c);
-	if (epi == TF_Q8_SWIGLU && w->rows % 2)
+	if (epi == TF_Q16_SWIGLU && w->rows % 2)
 		return tf_err("SwiGLU product of %lld rows (not gate and up halves)", (long long)w->rows);
 	return 0;
 }
 
 /* the kernels' view of input rows i, i + 1, ... of a call on n rows of c
  * columns */
-static q8_src q8_src_of(const tf_q8_in *in, int n, int i, int64_t c)
+static q16_src q16_src_of(const tf_q16_in *in, int n, int i, int64_t c)
 {
-	q8_src s = { in->kind };
+	q16_src s = { in->kind };
 
-	if (in->kind == TF_Q8_SPLIT) {
+	if (in->kind == TF_Q16_SPLIT) {
 		/* the parts after the planes (common.cuh), for all n rows */
 		const float *xs = (const float *)(in->split + 2 * n * c), *xd = xs + n * c / 32;
 		s.xs = xs + i * (c / 32);
@@ -177,13 +177,13 @@ static q8_src q8_src_of(const tf_q8_in *in, int n, int i, int64_t c)
 	return s;
 }
 
-static q8_op q8_op_of(const tf_weight *w, const q8_src &s, int n, float *y, int64_t ldy, int epi)
+static q16_op q16_op_of(const tf_weight *w, const q16_src &s, int n, float *y, int64_t ldy, int epi)
 {
-	return q8_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
-		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q8_ACC, NULL, NULL, NULL, 0 };
+	return q16_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
+		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0 };
 }
 
-typedef void (*q8_fn)(const q8_op);
+typedef void (*q16_fn)(const q16_op);
 
 /* NB input rows a pass, at most the form's NBMAX */
 template <class F, int NB>
@@ -194,35 +194,35 @@ struct nbc {
 /* the kernel for a form (visit_form): RPW rows a warp or SwiGLU pairs, NB
  * input rows a pass (at most the form's NBMAX, given in nbmax) */
 struct picker {
-	typedef q8_fn ret;
-	int rpw, swi, nb, nbmax, i8;
+	typedef q16_fn ret;
+	int rpw, swi, nb, nbmax, qo;
 
-	template <class F, int G, int RPW, bool SWI, bool I8 = false>
-	q8_fn nb_of(void)
+	template <class F, int G, int RPW, bool SWI, bool QO = false>
+	q16_fn nb_of(void)
 	{
-		return nb >= 4 ? gemv_q8<F, G, RPW, nbc<F, 4>::v, SWI, I8> : nb >= 2 ? gemv_q8<F, G, RPW, nbc<F, 2>::v, SWI, I8>
-			: gemv_q8<F, G, RPW, 1, SWI, I8>;
+		return nb >= 4 ? gemv_q16<F, G, RPW, nbc<F, 4>::v, SWI, QO> : nb >= 2 ? gemv_q16<F, G, RPW, nbc<F, 2>::v, SWI, QO>
+			: gemv_q16<F, G, RPW, 1, SWI, QO>;
 	}
 	template <class F, int G>
-	q8_fn go(void)
+	q16_fn go(void)
 	{
 		nbmax = F::NBMAX;
 		if (swi)
-			return i8 ? nb_of<F, G, 2, true, true>() : nb_of<F, G, 2, true>();
+			return qo ? nb_of<F, G, 2, true, true>() : nb_of<F, G, 2, true>();
 		return rpw == 2 ? nb_of<F, G, 2, false>() : nb_of<F, G, 1, false>();
 	}
-	q8_fn none(void)
+	q16_fn none(void)
 	{
 		return NULL;
 	}
 };
 
-/* the kernel for w's form, NULL where none; its NBMAX in *nbmax (i8:
+/* the kernel for w's form, NULL where none; its NBMAX in *nbmax (qo:
  * the SwiGLU outputs as their int16 form) */
-static q8_fn pick(const tf_weight *w, int rpw, int swi, int nb, int *nbmax, int i8 = 0)
+static q16_fn pick(const tf_weight *w, int rpw, int swi, int nb, int *nbmax, int qo = 0)
 {
-	picker p = { rpw, swi, nb, 0, i8 };
-	q8_fn f = visit_form(w, p);
+	picker p = { rpw, swi, nb, 0, qo };
+	q16_fn f = visit_form(w, p);
 
 	*nbmax = p.nbmax;
 	return f;
@@ -230,19 +230,19 @@ static q8_fn pick(const tf_weight *w, int rpw, int swi, int nb, int *nbmax, int 
 
 static int disabled(void)
 {
-	static int off = -1;    /* TF_GEMV_Q8=0: the fp32-input kernels instead (for comparing) */
+	static int off = -1;    /* TF_GEMV_Q16=0: the fp32-input kernels instead (for comparing) */
 
 	if (off < 0)
-		off = tf_env_off("TF_GEMV_Q8");
+		off = tf_env_off("TF_GEMV_Q16");
 	return off;
 }
 
-int tf_cuda_gemv_q8_gnorm_takes(int d, int64_t cols)
+int tf_cuda_gemv_q16_gnorm_takes(int d, int64_t cols)
 {
 	return d >= 4 && d <= 128 && !(d & (d - 1)) && cols % d == 0;
 }
 
-int tf_cuda_gemv_q8_takes(const tf_weight *w)
+int tf_cuda_gemv_q16_takes(const tf_weight *w)
 {
 	const int fmt = w->fmt & ~TF_TILED;
 	int nbmax;
@@ -250,107 +250,107 @@ int tf_cuda_gemv_q8_takes(const tf_weight *w)
 	return !disabled() && (fmt == TF_AFFINE || fmt == TF_SIGN1) && w->group >= 32 && w->sdtype == TF_BF16 &&
 	       w->cols % 32 == 0 && w->cols % w->group == 0 && w->rows <= INT32_MAX / 2 &&
 	       !((uintptr_t)w->data & 15) && !((uintptr_t)w->scales & 15) && !((uintptr_t)w->biases & 15) &&
-	       smem_for(1, (int)w->cols) <= Q8_SMEM && pick(w, 1, 0, 1, &nbmax) != NULL;
+	       smem_for(1, (int)w->cols) <= Q16_SMEM && pick(w, 1, 0, 1, &nbmax) != NULL;
 }
 
 /* blocks of a launch: one a tile, or a pair of tiles (SwiGLU with int16
  * outputs, tile_of), at most one a multiprocessor */
-static int q8_grid(int rows, int swi, int paired)
+static int q16_grid(int rows, int swi, int paired)
 {
-	const int rpw = q8_rpw(rows, swi), tiles = q8_tiles(rows, swi, rpw), units = paired ? (tiles + 1) / 2 : tiles;
+	const int rpw = q16_rpw(rows, swi), tiles = q16_tiles(rows, swi, rpw), units = paired ? (tiles + 1) / 2 : tiles;
 
 	return units < tf_cuda_sms() ? units : tf_cuda_sms();
 }
 
 /* tiles the busiest block takes */
-static int q8_rounds(int rows, int swi, int paired)
+static int q16_rounds(int rows, int swi, int paired)
 {
-	const int tiles = q8_tiles(rows, swi, q8_rpw(rows, swi)), units = paired ? (tiles + 1) / 2 : tiles;
-	const int grid = q8_grid(rows, swi, paired);
+	const int tiles = q16_tiles(rows, swi, q16_rpw(rows, swi)), units = paired ? (tiles + 1) / 2 : tiles;
+	const int grid = q16_grid(rows, swi, paired);
 
 	return (units + grid - 1) / grid * (paired ? 2 : 1);
 }
 
-/* one launch for n <= 16 rows (op: its output, q8_op_of's fields) */
-static int launch(const tf_weight *w, int n, int epi, const q8_op &op)
+/* one launch for n <= 16 rows (op: its output, q16_op_of's fields) */
+static int launch(const tf_weight *w, int n, int epi, const q16_op &op)
 {
-	const int rows = (int)w->rows, cols = (int)w->cols, swi = epi == TF_Q8_SWIGLU;
+	const int rows = (int)w->rows, cols = (int)w->cols, swi = epi == TF_Q16_SWIGLU;
 	int nb = n >= 4 ? 4 : n >= 2 ? 2 : 1, nbmax;
 
 	pick(w, 2, swi, nb, &nbmax);
 	if (nb > nbmax)
 		nb = nbmax;
-	while (nb > 1 && smem_for(nb, cols) > Q8_SMEM)
+	while (nb > 1 && smem_for(nb, cols) > Q16_SMEM)
 		nb /= 2;
-	const int i8 = op.yq != NULL;
-	CUDA_CHECK(launch_k(pick(w, q8_rpw(rows, swi), swi, nb, &nbmax, i8), dim3(q8_grid(rows, swi, i8)),
-			    dim3(Q8_WARPS * WARP), (size_t)smem_for(nb, cols), op));
+	const int qo = op.yq != NULL;
+	CUDA_CHECK(launch_k(pick(w, q16_rpw(rows, swi), swi, nb, &nbmax, qo), dim3(q16_grid(rows, swi, qo)),
+			    dim3(Q16_WARPS * WARP), (size_t)smem_for(nb, cols), op));
 	return 0;
 }
 
-int tf_cuda_gemv_q8(const tf_weight *w, const tf_q8_in *in, int n, float *y, int64_t ldy, int epi)
+int tf_cuda_gemv_q16(const tf_weight *w, const tf_q16_in *in, int n, float *y, int64_t ldy, int epi)
 {
-	if (q8_check(w, in, epi) < 0)
+	if (q16_check(w, in, epi) < 0)
 		return -1;
 	for (int i = 0; i < n; i += 16) {
 		const int m = n - i < 16 ? n - i : 16;
-		if (launch(w, m, epi, q8_op_of(w, q8_src_of(in, n, i, w->cols), m, y + i * ldy, ldy, epi)) < 0)
+		if (launch(w, m, epi, q16_op_of(w, q16_src_of(in, n, i, w->cols), m, y + i * ldy, ldy, epi)) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-int tf_cuda_gemv_q8_swiglu8_takes(const tf_weight *w)
+int tf_cuda_gemv_q16_swiglu16_takes(const tf_weight *w)
 {
 	const int64_t out = w->rows / 2;
 
-	return tf_cuda_gemv_q8_takes(w) && w->rows % 2 == 0 && out % 32 == 0 &&
-	       out / 32 <= (int64_t)Q8_ROUNDS * q8_grid((int)w->rows, 1, 1);
+	return tf_cuda_gemv_q16_takes(w) && w->rows % 2 == 0 && out % 32 == 0 &&
+	       out / 32 <= (int64_t)Q16_ROUNDS * q16_grid((int)w->rows, 1, 1);
 }
 
-int tf_cuda_gemv_q8_swiglu8_pays(const tf_weight *w)
+int tf_cuda_gemv_q16_swiglu16_pays(const tf_weight *w)
 {
 	/* pairs of tiles must not leave the busiest block more tiles: the
 	 * 27B's 1088 tiles are 9 rounds of 132 blocks, its 544 pairs 10
 	 * tiles' worth (168.3 against 173.2 tokens/s) */
-	return tf_cuda_gemv_q8_swiglu8_takes(w) && q8_rounds((int)w->rows, 1, 1) <= q8_rounds((int)w->rows, 1, 0);
+	return tf_cuda_gemv_q16_swiglu16_takes(w) && q16_rounds((int)w->rows, 1, 1) <= q16_rounds((int)w->rows, 1, 0);
 }
 
-int tf_cuda_gemv_q8_swiglu8(const tf_weight *w, const tf_q8_in *in, int n, uint16_t *split)
+int tf_cuda_gemv_q16_swiglu16(const tf_weight *w, const tf_q16_in *in, int n, uint16_t *split)
 {
 	const int64_t out = w->rows / 2;
 
-	if (q8_check(w, in, TF_Q8_SWIGLU) < 0)
+	if (q16_check(w, in, TF_Q16_SWIGLU) < 0)
 		return -1;
-	if (!tf_cuda_gemv_q8_swiglu8_takes(w))
+	if (!tf_cuda_gemv_q16_swiglu16_takes(w))
 		return tf_err("SwiGLU product of %lld rows: no int16 outputs (half the rows not whole 32-column blocks, "
-			      "or more than %d of those a block)", (long long)w->rows, Q8_ROUNDS);
+			      "or more than %d of those a block)", (long long)w->rows, Q16_ROUNDS);
 	/* the parts after the planes (common.cuh), for all n rows */
 	float *ys = (float *)(split + 2 * n * out), *yd = ys + n * out / 32;
 	int16_t *yq = (int16_t *)(yd + n * out / 32);
 	for (int i = 0; i < n; i += 16) {
 		const int m = n - i < 16 ? n - i : 16;
-		q8_op op = q8_op_of(w, q8_src_of(in, n, i, w->cols), m, NULL, 0, TF_Q8_SWIGLU);
+		q16_op op = q16_op_of(w, q16_src_of(in, n, i, w->cols), m, NULL, 0, TF_Q16_SWIGLU);
 		op.yq = yq + i * out;
 		op.yd = yd + i * (out / 32);
 		op.ys = ys + i * (out / 32);
 		op.ldq = out;
-		if (launch(w, m, TF_Q8_SWIGLU, op) < 0)
+		if (launch(w, m, TF_Q16_SWIGLU, op) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* every kernel of a form may take Q8_SMEM of shared memory */
+/* every kernel of a form may take Q16_SMEM of shared memory */
 struct allower {
-	template <class F, int G, int RPW, bool SWI, bool I8 = false>
+	template <class F, int G, int RPW, bool SWI, bool QO = false>
 	cudaError_t one(void)
 	{
-		const void *fs[] = { (const void *)gemv_q8<F, G, RPW, 1, SWI, I8>,
-				     (const void *)gemv_q8<F, G, RPW, nbc<F, 2>::v, SWI, I8>,
-				     (const void *)gemv_q8<F, G, RPW, nbc<F, 4>::v, SWI, I8> };
+		const void *fs[] = { (const void *)gemv_q16<F, G, RPW, 1, SWI, QO>,
+				     (const void *)gemv_q16<F, G, RPW, nbc<F, 2>::v, SWI, QO>,
+				     (const void *)gemv_q16<F, G, RPW, nbc<F, 4>::v, SWI, QO> };
 		for (const void *f : fs) {
-			cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, Q8_SMEM);
+			cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, Q16_SMEM);
 			if (e != cudaSuccess)
 				return e;
 		}
@@ -368,7 +368,7 @@ struct allower {
 	}
 };
 
-int tf_cuda_gemv_q8_setup(void)
+int tf_cuda_gemv_q16_setup(void)
 {
 	allower a;
 

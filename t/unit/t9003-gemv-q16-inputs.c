@@ -1,4 +1,4 @@
-/* t9003-gemv-q8-inputs: the int16-input decode products making their own
+/* t9003-gemv-q16-inputs: the int16-input decode products making their own
  * inputs from f32 rows in the same launch (RMSNorm of the row, gated
  * RMSNorm per head, the rows as they are) and the SwiGLU output (as f32,
  * or as the int16 form the next product reads), against the same steps on
@@ -13,7 +13,7 @@ int main(void)
 	skip_all("built without CUDA");
 }
 #else
-#include "gemv_q8.cuh"
+#include "gemv_q16.cuh"
 
 #define NX 17
 #define EPS 1e-6f
@@ -28,7 +28,7 @@ static void values(int kind, const float *x, const float *w, const float *z, int
 {
 	for (int64_t i = 0; i < n; i++) {
 		const float *xr = x + i * cols;
-		int per = kind == TF_Q8_NORM ? (int)cols : kind == TF_Q8_GNORM ? d : 0;
+		int per = kind == TF_Q16_NORM ? (int)cols : kind == TF_Q16_GNORM ? d : 0;
 		float inv = 1.0f;
 		for (int64_t c = 0; c < cols; c++) {
 			if (per && c % per == 0) {      /* 1/rms of the row or head starting here */
@@ -38,9 +38,9 @@ static void values(int kind, const float *x, const float *w, const float *z, int
 				inv = 1.0f / sqrtf((float)(ss / per) + EPS);
 			}
 			float val = xr[c];
-			if (kind == TF_Q8_NORM)
+			if (kind == TF_Q16_NORM)
 				val = val * inv * w[c];
-			else if (kind == TF_Q8_GNORM)
+			else if (kind == TF_Q16_GNORM)
 				val = val * inv * w[c % d] * tf_silu(z[i * ldz + c]);
 			v[i * cols + c] = val;
 		}
@@ -65,7 +65,7 @@ static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t c
 {
 	tf_weight w = make_weight(f->fmt, rows, cols, f->bits, f->group), dw;
 	const int d = 128;
-	const int64_t ldz = cols + 7, out = epi == TF_Q8_SWIGLU ? rows / 2 : rows;
+	const int64_t ldz = cols + 7, out = epi == TF_Q16_SWIGLU ? rows / 2 : rows;
 	float *x = malloc(4 * NX * cols), *nw = malloc(4 * cols), *z = malloc(4 * NX * ldz), *v = malloc(4 * NX * cols);
 	float *p = malloc(4 * NX * rows), *pf = malloc(4 * NX * rows), *want = malloc(4 * NX * out), *wantf = malloc(4 * NX * out);
 	float *got = malloc(4 * NX * out), *one = malloc(4 * NX * out), *y0 = malloc(4 * NX * out);
@@ -76,7 +76,7 @@ static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t c
 
 	snprintf(what, sizeof what, "%s%d g%d %lld x %lld, %s input%s", tf_fmt_name(f->fmt), f->bits, f->group,
 		 (long long)rows, (long long)cols, kind_name[kind],
-		 epi == TF_Q8_SWIGLU ? ", SwiGLU" : epi == TF_Q8_ACC ? ", added" : "");
+		 epi == TF_Q16_SWIGLU ? ", SwiGLU" : epi == TF_Q16_ACC ? ", added" : "");
 	fill_f32(x, NX * cols, 3.0f);
 	fill_f32(nw, cols, 1.0f);
 	fill_f32(z, NX * ldz, 2.0f);
@@ -88,27 +88,27 @@ static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t c
 	for (int64_t i = 0; i < NX; i++)
 		for (int64_t r = 0; r < out; r++) {
 			float *o = want + i * out + r, *of = wantf + i * out + r;
-			if (epi == TF_Q8_SWIGLU) {
+			if (epi == TF_Q16_SWIGLU) {
 				*o = tf_silu(p[i * rows + r]) * p[i * rows + out + r];
 				*of = tf_silu(pf[i * rows + r]) * pf[i * rows + out + r];
 			} else {
-				*o = p[i * rows + r] + (epi == TF_Q8_ACC ? y0[i * out + r] : 0.0f);
-				*of = pf[i * rows + r] + (epi == TF_Q8_ACC ? y0[i * out + r] : 0.0f);
+				*o = p[i * rows + r] + (epi == TF_Q16_ACC ? y0[i * out + r] : 0.0f);
+				*of = pf[i * rows + r] + (epi == TF_Q16_ACC ? y0[i * out + r] : 0.0f);
 			}
 		}
 
 	DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
 	DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
-	if (!tf_cuda_gemv_q8_takes(&dw)) {
+	if (!tf_cuda_gemv_q16_takes(&dw)) {
 		ok(0, "%s: the int16-input kernel takes the weight", what);
 		goto out;
 	}
 	float *dx = dev_copy(x, 4 * NX * cols), *dnw = dev_copy(nw, 4 * cols), *dz = dev_copy(z, 4 * NX * ldz);
 	float *dy = tf_cuda_alloc(4 * NX * out, "test output");
-	tf_q8_in in = { .kind = kind, .x = dx, .ldx = cols, .w = dnw, .eps = EPS, .z = dz, .ldz = ldz, .d = d };
+	tf_q16_in in = { .kind = kind, .x = dx, .ldx = cols, .w = dnw, .eps = EPS, .z = dz, .ldz = ldz, .d = d };
 
 	DIE_IF(tf_cuda_upload(dy, y0, 4 * NX * out));
-	DIE_IF(tf_cuda_gemv_q8(&dw, &in, NX, dy, out, epi));
+	DIE_IF(tf_cuda_gemv_q16(&dw, &in, NX, dy, out, epi));
 	dev_get(got, dy, 4 * NX * out);
 	/* the norms are summed in another order here, so a code at a rounding
 	 * edge may differ by one: near, not equal, to the int16-input sum */
@@ -120,10 +120,10 @@ static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t c
 	/* each row alone, then windows of 2, 3, 8, 9, 16: bit-identical */
 	DIE_IF(tf_cuda_upload(dy, y0, 4 * NX * out));
 	for (int i = 0; i < NX; i++) {
-		tf_q8_in r = in;
+		tf_q16_in r = in;
 		r.x = dx + i * cols;
 		r.z = dz + i * ldz;
-		DIE_IF(tf_cuda_gemv_q8(&dw, &r, 1, dy + i * out, out, epi));
+		DIE_IF(tf_cuda_gemv_q16(&dw, &r, 1, dy + i * out, out, epi));
 	}
 	dev_get(one, dy, 4 * NX * out);
 	int same = same_bits(what, one, got, NX * out);
@@ -131,10 +131,10 @@ static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t c
 	for (unsigned k = 0; k < sizeof wins / sizeof *wins; k++) {
 		DIE_IF(tf_cuda_upload(dy, y0, 4 * NX * out));
 		for (int i = 0; i < NX; i += wins[k]) {
-			tf_q8_in r = in;
+			tf_q16_in r = in;
 			r.x = dx + i * cols;
 			r.z = dz + i * ldz;
-			DIE_IF(tf_cuda_gemv_q8(&dw, &r, NX - i < wins[k] ? NX - i : wins[k], dy + i * out, out, epi));
+			DIE_IF(tf_cuda_gemv_q16(&dw, &r, NX - i < wins[k] ? NX - i : wins[k], dy + i * out, out, epi));
 		}
 		dev_get(got, dy, 4 * NX * out);
 		same &= same_bits(what, one, got, NX * out);
@@ -165,7 +165,7 @@ static float butterfly_sum(const float *x)
 /* the SwiGLU product with int16 outputs (down's inputs in a decode step):
  * the int16 form of the f32 outputs the same product gives, codes and
  * scales bit for bit and sums in the warp's order; windows as rows alone */
-static void run_swiglu8(const struct form *f, int64_t rows, int64_t cols)
+static void run_swiglu16(const struct form *f, int64_t rows, int64_t cols)
 {
 	tf_weight w = make_weight(f->fmt, rows, cols, f->bits, f->group), dw;
 	const int64_t out = rows / 2, nb = NX * out / 32;
@@ -181,16 +181,16 @@ static void run_swiglu8(const struct form *f, int64_t rows, int64_t cols)
 	fill_f32(nw, cols, 1.0f);
 	DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
 	DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
-	if (!tf_cuda_gemv_q8_swiglu8_takes(&dw)) {
+	if (!tf_cuda_gemv_q16_swiglu16_takes(&dw)) {
 		ok(0, "%s: the kernel takes the weight", what);
 		goto out;
 	}
 	float *dx = dev_copy(x, 4 * NX * cols), *dnw = dev_copy(nw, 4 * cols), *dy = tf_cuda_alloc(4 * NX * out, "test");
 	uint16_t *ds = tf_cuda_alloc(split_bytes(NX * out), "test");
-	tf_q8_in in = { .kind = TF_Q8_NORM, .x = dx, .ldx = cols, .w = dnw, .eps = EPS };
+	tf_q16_in in = { .kind = TF_Q16_NORM, .x = dx, .ldx = cols, .w = dnw, .eps = EPS };
 
-	DIE_IF(tf_cuda_gemv_q8(&dw, &in, NX, dy, out, TF_Q8_SWIGLU));
-	DIE_IF(tf_cuda_gemv_q8_swiglu8(&dw, &in, NX, ds));
+	DIE_IF(tf_cuda_gemv_q16(&dw, &in, NX, dy, out, TF_Q16_SWIGLU));
+	DIE_IF(tf_cuda_gemv_q16_swiglu16(&dw, &in, NX, ds));
 	dev_get(y, dy, 4 * NX * out);
 	dev_get(h, ds, split_bytes(NX * out));
 	int sums = 1;
@@ -211,9 +211,9 @@ static void run_swiglu8(const struct form *f, int64_t rows, int64_t cols)
 		memset(h1, 0, split_bytes(NX * out));
 		for (int i = 0; i < NX; i += wins[k]) {
 			const int m = NX - i < wins[k] ? NX - i : wins[k];
-			tf_q8_in r = in;
+			tf_q16_in r = in;
 			r.x = dx + i * cols;
-			DIE_IF(tf_cuda_gemv_q8_swiglu8(&dw, &r, m, ds));
+			DIE_IF(tf_cuda_gemv_q16_swiglu16(&dw, &r, m, ds));
 			uint16_t *hw = malloc(split_bytes((int64_t)m * out));
 			dev_get(hw, ds, split_bytes((int64_t)m * out));
 			memcpy(split_q16(h1, NX * out) + i * out, split_q16(hw, m * out), 2 * m * out);
@@ -242,23 +242,23 @@ int main(void)
 	for (unsigned i = 0; i < sizeof forms / sizeof *forms; i++) {
 		/* 1024 columns: every form tiled where it can be; the rows
 		 * input on columns that are not */
-		run(&forms[i], TF_Q8_NORM, TF_Q8_STORE, 96, 1024);
-		run(&forms[i], TF_Q8_NORM, TF_Q8_SWIGLU, 4098, 1024);
-		run(&forms[i], TF_Q8_GNORM, TF_Q8_ACC, 77, 1024);
-		run(&forms[i], TF_Q8_ROWS, TF_Q8_ACC, 300, forms[i].group == 32 ? 1056 : forms[i].group == 64 ? 1088 : 1152);
+		run(&forms[i], TF_Q16_NORM, TF_Q16_STORE, 96, 1024);
+		run(&forms[i], TF_Q16_NORM, TF_Q16_SWIGLU, 4098, 1024);
+		run(&forms[i], TF_Q16_GNORM, TF_Q16_ACC, 77, 1024);
+		run(&forms[i], TF_Q16_ROWS, TF_Q16_ACC, 300, forms[i].group == 32 ? 1056 : forms[i].group == 64 ? 1088 : 1152);
 	}
 	/* the 4-bit tiled form puts the codes of f32 rows in lane order as it
 	 * makes them: rows taken in one trip a thread and in two (past 12288
 	 * columns plain, 8192 normed) */
-	run(&forms[0], TF_Q8_ROWS, TF_Q8_STORE, 40, 1024);
-	run(&forms[0], TF_Q8_ROWS, TF_Q8_ACC, 40, 12928);
-	run(&forms[0], TF_Q8_NORM, TF_Q8_STORE, 40, 8320);
-	run(&forms[0], TF_Q8_GNORM, TF_Q8_ACC, 40, 8320);
+	run(&forms[0], TF_Q16_ROWS, TF_Q16_STORE, 40, 1024);
+	run(&forms[0], TF_Q16_ROWS, TF_Q16_ACC, 40, 12928);
+	run(&forms[0], TF_Q16_NORM, TF_Q16_STORE, 40, 8320);
+	run(&forms[0], TF_Q16_GNORM, TF_Q16_ACC, 40, 8320);
 	/* SwiGLU outputs made int16: 32-column output blocks one a block and
 	 * several (37 pairs of tiles; 500 on at most 132 blocks) */
 	for (unsigned i = 0; i < sizeof forms / sizeof *forms; i++)
-		run_swiglu8(&forms[i], 2 * 32 * 37, 1024);
-	run_swiglu8(&forms[0], 2 * 32 * 500, 1024);
+		run_swiglu16(&forms[i], 2 * 32 * 37, 1024);
+	run_swiglu16(&forms[0], 2 * 32 * 500, 1024);
 	{
 		tf_weight w = make_weight(TF_AFFINE, 2 * 48, 128, 4, 64), dw;
 		tf_cuda_arena a;
@@ -266,8 +266,8 @@ int main(void)
 		uint16_t *ds = tf_cuda_alloc(split_bytes(48), "test");
 		DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
 		DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
-		tf_q8_in in = { .kind = TF_Q8_ROWS, .x = dx, .ldx = 128 };
-		ok(!tf_cuda_gemv_q8_swiglu8_takes(&dw) && tf_cuda_gemv_q8_swiglu8(&dw, &in, 1, ds) < 0 &&
+		tf_q16_in in = { .kind = TF_Q16_ROWS, .x = dx, .ldx = 128 };
+		ok(!tf_cuda_gemv_q16_swiglu16_takes(&dw) && tf_cuda_gemv_q16_swiglu16(&dw, &in, 1, ds) < 0 &&
 		   strstr(tf_errmsg(), "32-column blocks"), "48 SwiGLU outputs are not made int16: %s", tf_errmsg());
 		tf_cuda_arena_close(&a);
 		free_weight(&w);
@@ -280,8 +280,8 @@ int main(void)
 		float *dx = tf_cuda_alloc(4 * 128, "test"), *dy = tf_cuda_alloc(4 * 8, "test");
 		DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
 		DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
-		tf_q8_in in = { .kind = TF_Q8_ROWS, .x = dx, .ldx = 128 };
-		ok(tf_cuda_gemv_q8(&dw, &in, 1, dy, 2, TF_Q8_SWIGLU) < 0 && strstr(tf_errmsg(), "gate and up"),
+		tf_q16_in in = { .kind = TF_Q16_ROWS, .x = dx, .ldx = 128 };
+		ok(tf_cuda_gemv_q16(&dw, &in, 1, dy, 2, TF_Q16_SWIGLU) < 0 && strstr(tf_errmsg(), "gate and up"),
 		   "a SwiGLU product of 5 rows is refused: %s", tf_errmsg());
 		tf_cuda_arena_close(&a);
 		free_weight(&w);

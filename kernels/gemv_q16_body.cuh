@@ -1,23 +1,23 @@
 /*
- * gemv_q8_body.cuh: the work of one int16-input product (gemv_q8.cu, C++
- * only) for a block of Q8_WARPS warps: stage the inputs, then every tile of
+ * gemv_q16_body.cuh: the work of one int16-input product (gemv_q16.cu, C++
+ * only) for a block of Q16_WARPS warps: stage the inputs, then every tile of
  * rows the block owns.
  */
-#ifndef TF_GEMV_Q8_BODY_CUH
-#define TF_GEMV_Q8_BODY_CUH
+#ifndef TF_GEMV_Q16_BODY_CUH
+#define TF_GEMV_Q16_BODY_CUH
 
 #include "common.cuh"
-#include "gemv_q8.cuh"
-#include "gemv_q8_forms.cuh"
-#include "gemv_q8_stage.cuh"
+#include "gemv_q16.cuh"
+#include "gemv_q16_forms.cuh"
+#include "gemv_q16_stage.cuh"
 
-/* one product as the kernels see it (tf_cuda_gemv_q8's arguments) */
-struct q8_op {
+/* one product as the kernels see it (tf_cuda_gemv_q16's arguments) */
+struct q16_op {
 	const uint8_t *wdata;           /* (rows, cols * BITS / 8) codes */
 	const uint16_t *scales;         /* (rows, cols/G) bf16 */
 	const uint16_t *biases;         /* (rows, cols/G) bf16 (affine) */
 	int rows, cols;
-	q8_src src;                     /* n <= 16 input rows */
+	q16_src src;                     /* n <= 16 input rows */
 	int n;
 	float *y;                       /* (n, rows) (SWI: (n, rows/2)): row i at y + i * ldy */
 	int64_t ldy;
@@ -35,8 +35,8 @@ struct q8_op {
  * once there, with twice the threads. Measured on the 9B 4-bit step: 456.7
  * against 405.6 tokens/s, the products alone 74.6% of the roofline against
  * 69.1%. */
-#define Q8_WARPS 16             /* warps a block */
-#define Q8_SMEM (200 * 1024)    /* shared memory a block may take */
+#define Q16_WARPS 16             /* warps a block */
+#define Q16_SMEM (200 * 1024)    /* shared memory a block may take */
 
 /* lane step ch of row p: the WORDS words of lane t */
 template <class F>
@@ -102,10 +102,10 @@ template <int RPW, bool SWI>
 static __device__ __forceinline__ int tile_row(int tile, int warp, int r, int rows)
 {
 	if (SWI) {
-		const int p = tile * Q8_WARPS + warp;
+		const int p = tile * Q16_WARPS + warp;
 		return r ? p + rows / 2 : p;
 	}
-	const int r0 = (tile * Q8_WARPS + warp) * RPW;
+	const int r0 = (tile * Q16_WARPS + warp) * RPW;
 	return r0 + r < rows ? r0 + r : r0;
 }
 
@@ -122,7 +122,7 @@ static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const
 	const int64_t rowbytes = (int64_t)cols * F::BITS / 8;
 	const int gp = (int)((int64_t)ngroups * nchp * F::CC / cols);  /* groups of those chunks */
 
-	if ((tile * Q8_WARPS + warp) * per >= trows)
+	if ((tile * Q16_WARPS + warp) * per >= trows)
 		return;
 	#pragma unroll
 	for (int r = 0; r < RPW; r++) {
@@ -143,7 +143,7 @@ static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const
  * of those rows as f32 would make (q16_quad), the sum in a butterfly over
  * the 32 lanes. Not a barrier: the other warps go on streaming. */
 template <int NB>
-static __device__ __forceinline__ void q8_out(const q8_op &op, const float *slot, unsigned *arrived, int b, int j0,
+static __device__ __forceinline__ void q16_out(const q16_op &op, const float *slot, unsigned *arrived, int b, int j0,
 					      int n)
 {
 	const int lane = threadIdx.x & 31;
@@ -153,7 +153,7 @@ static __device__ __forceinline__ void q8_out(const q8_op &op, const float *slot
 		__threadfence_block();  /* the slot written before the count */
 		c = atomicAdd(arrived, 1u);
 	}
-	if (__shfl_sync(0xffffffff, c, 0) != 2 * Q8_WARPS - 1)
+	if (__shfl_sync(0xffffffff, c, 0) != 2 * Q16_WARPS - 1)
 		return;
 	__threadfence_block();          /* every other warp's slot seen */
 	#pragma unroll
@@ -170,13 +170,15 @@ static __device__ __forceinline__ void q8_out(const q8_op &op, const float *slot
 	}
 }
 
-template <class F, int G, int RPW, int NB, bool SWI, bool I8>
-static __device__ __forceinline__ void q8_run(const q8_op &op)
+/* form F, weight groups of G, RPW rows a warp (SWI: SwiGLU pairs), NB
+ * input rows a pass; QO: the SwiGLU outputs as their int16 form (op.yq) */
+template <class F, int G, int RPW, int NB, bool SWI, bool QO>
+static __device__ __forceinline__ void q16_run(const q16_op &op)
 {
 	const uint8_t *__restrict__ wdata = op.wdata;
 	const uint16_t *__restrict__ scales = op.scales, *__restrict__ biases = op.biases;
 	const int rows = op.rows, cols = op.cols, n = op.n, accumulate = op.accumulate;
-	const q8_src &src = op.src;
+	const q16_src &src = op.src;
 	float *__restrict__ y = op.y;
 	const int64_t ldy = op.ldy;
 	constexpr int LU = F::XW / 4;                   /* 16-byte input units a lane step */
@@ -194,28 +196,28 @@ static __device__ __forceinline__ void q8_run(const q8_op &op)
 	float *sd = (float *)(qt + NB * cols);          /* (NB, nblk) input scales */
 	float *ss = sd + NB * nblk;                     /* (NB, nblk) input block sums */
 	float *red = ss + NB * nblk;                    /* (32) block sums */
-	float *slot = red + 32;                         /* (Q8_ROUNDS, NB, 32) SWI outputs for yq */
-	unsigned *arrived = (unsigned *)(slot + Q8_ROUNDS * NB * 32);   /* (Q8_ROUNDS) warp tiles done */
+	float *slot = red + 32;                         /* (Q16_ROUNDS, NB, 32) SWI outputs for yq */
+	unsigned *arrived = (unsigned *)(slot + Q16_ROUNDS * NB * 32);   /* (Q16_ROUNDS) warp tiles done */
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int t = lane % F::LANES, cl = lane / F::LANES;
 	const int64_t rowbytes = (int64_t)cols * F::BITS / 8;
-	/* a tile is Q8_WARPS warps' rows (SWIGLU: pairs) */
+	/* a tile is Q16_WARPS warps' rows (SWIGLU: pairs) */
 	const int trows = SWI ? rows / 2 : rows, per = SWI ? 1 : RPW;
-	const int ntiles = (trows + Q8_WARPS * per - 1) / (Q8_WARPS * per);
+	const int ntiles = (trows + Q16_WARPS * per - 1) / (Q16_WARPS * per);
 
 	for (int j0 = 0; j0 < n; j0 += NB) {
 		__syncthreads();        /* the previous pass is done with the inputs */
-		if (I8)
-			for (int i = threadIdx.x; i < Q8_ROUNDS; i += blockDim.x)
+		if (QO)
+			for (int i = threadIdx.x; i < Q16_ROUNDS; i += blockDim.x)
 				arrived[i] = 0; /* staging's barriers order this before any tile */
 		stage<F, NB>(src, j0, n, cols, sx, qt, sd, ss, red);
 
 		/* (the loop of every other product as it was: the sign1
 		 * kernels, short of registers, measured 1.5% slower with one
 		 * loop for both) */
-		for (int k = 0, tile = tile_of(0, I8); tile < ntiles;
-		     k++, tile = I8 ? tile_of(k, true) : tile + (int)gridDim.x) {
-			if ((tile * Q8_WARPS + warp) * per >= trows)
+		for (int k = 0, tile = tile_of(0, QO); tile < ntiles;
+		     k++, tile = QO ? tile_of(k, true) : tile + (int)gridDim.x) {
+			if ((tile * Q16_WARPS + warp) * per >= trows)
 				continue;       /* whole warps: the block syncs only outside this loop */
 			float acc[RPW][NB];
 			int row[RPW];
@@ -317,11 +319,11 @@ static __device__ __forceinline__ void q8_run(const q8_op &op)
 				#pragma unroll
 				for (int r = 0; r < RPW; r++)
 					v[r] = warp_sum(acc[r][j]);
-				if (I8) {
+				if (QO) {
 					/* the warp's output waits in shared memory for
 					 * the block's other 31 of the output block */
 					if (!lane)
-						slot[((k >> 1) * NB + j) * 32 + (tile & 1) * Q8_WARPS + warp] = silu(v[0]) * v[1];
+						slot[((k >> 1) * NB + j) * 32 + (tile & 1) * Q16_WARPS + warp] = silu(v[0]) * v[1];
 					continue;
 				}
 				if (lane || j0 + j >= n)
@@ -331,14 +333,14 @@ static __device__ __forceinline__ void q8_run(const q8_op &op)
 					o[row[0]] = silu(v[0]) * v[1];
 					continue;
 				}
-				const int r0 = (tile * Q8_WARPS + warp) * RPW;
+				const int r0 = (tile * Q16_WARPS + warp) * RPW;
 				#pragma unroll
 				for (int r = 0; r < RPW; r++)
 					if (r0 + r < rows)
 						o[r0 + r] = accumulate ? o[r0 + r] + v[r] : v[r];
 			}
-			if (I8)
-				q8_out<NB>(op, slot + (k >> 1) * NB * 32, arrived + (k >> 1), tile >> 1, j0, n);
+			if (QO)
+				q16_out<NB>(op, slot + (k >> 1) * NB * 32, arrived + (k >> 1), tile >> 1, j0, n);
 		}
 	}
 }
