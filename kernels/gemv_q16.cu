@@ -180,7 +180,7 @@ static q16_src q16_src_of(const tf_q16_in *in, int n, int i, int64_t c)
 static q16_op q16_op_of(const tf_weight *w, const q16_src &s, int n, float *y, int64_t ldy, int epi)
 {
 	return q16_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
-		      (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0 };
+		       (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0 };
 }
 
 typedef void (*q16_fn)(const q16_op);

@@ -17,7 +17,7 @@ struct q16_op {
 	const uint16_t *scales;         /* (rows, cols/G) bf16 */
 	const uint16_t *biases;         /* (rows, cols/G) bf16 (affine) */
 	int rows, cols;
-	q16_src src;                     /* n <= 16 input rows */
+	q16_src src;                    /* n <= 16 input rows */
 	int n;
 	float *y;                       /* (n, rows) (SWI: (n, rows/2)): row i at y + i * ldy */
 	int64_t ldy;
@@ -35,8 +35,8 @@ struct q16_op {
  * once there, with twice the threads. Measured on the 9B 4-bit step: 456.7
  * against 405.6 tokens/s, the products alone 74.6% of the roofline against
  * 69.1%. */
-#define Q16_WARPS 16             /* warps a block */
-#define Q16_SMEM (200 * 1024)    /* shared memory a block may take */
+#define Q16_WARPS 16            /* warps a block */
+#define Q16_SMEM (200 * 1024)   /* shared memory a block may take */
 
 /* lane step ch of row p: the WORDS words of lane t */
 template <class F>
@@ -144,7 +144,7 @@ static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const
  * the 32 lanes. Not a barrier: the other warps go on streaming. */
 template <int NB>
 static __device__ __forceinline__ void q16_out(const q16_op &op, const float *slot, unsigned *arrived, int b, int j0,
-					      int n)
+					       int n)
 {
 	const int lane = threadIdx.x & 31;
 	unsigned c = 0;

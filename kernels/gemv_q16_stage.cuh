@@ -238,12 +238,12 @@ static __device__ __forceinline__ int row_of(int i, int per)
  * Stages a split input's rows j0 .. j0 + NB - 1 (zeros past n): their
  * codes, scales and sums, every load of a trip issued before any store,
  * so that a 4-row pass of up to 4K columns, or one row of up to 16K (8K
- * for sign1), is one trip to L2. The pass's rows are consecutive in each part, so item
- * i of the pass is item i past row j0's first. DIRECT (the 4-bit tiled
- * form): a thread makes 16-byte units of sx in lane order from the two
- * 8-byte pieces of codes they hold (f4t_unit), so the codes skip qt, a
- * barrier and the pass that permutes them; else 8-byte copies into qt
- * (the int16 plane is 8-byte aligned, common.cuh).
+ * for sign1), is one trip to L2. The pass's rows are consecutive in each
+ * part, so item i of the pass is item i past row j0's first. DIRECT (the
+ * 4-bit tiled form): a thread makes 16-byte units of sx in lane order
+ * from the two 8-byte pieces of codes they hold (f4t_unit), so the codes
+ * skip qt, a barrier and the pass that permutes them; else 8-byte copies
+ * into qt (the int16 plane is 8-byte aligned, common.cuh).
  */
 template <class F, int NB, bool DIRECT>
 static __device__ __forceinline__ void stage_split(const q16_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
@@ -348,7 +348,7 @@ static __device__ __forceinline__ void stage(const q16_src &s, int j0, int n, in
 	}
 }
 
-#define Q16_ROUNDS 16            /* SwiGLU outputs made int16: output blocks a block may take */
+#define Q16_ROUNDS 16           /* SwiGLU outputs made int16: output blocks a block may take */
 
 /* shared memory of a pass of nb rows: sx and qt (2 cols bytes each), sd and
  * ss (cols/32 floats each) a row, then 32 floats for block sums, then
