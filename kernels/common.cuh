@@ -139,6 +139,22 @@ static __host__ __device__ __forceinline__ float q16_scale(float m)
 	return m * (1.0f / 32767.0f);
 }
 
+/* the int16 form of 32 values, v one a lane of a whole warp: the lane's
+ * code, and in every lane the block's scale and the sum of the lanes' s
+ * in a fixed butterfly (the order of warp_sum) */
+static __device__ __forceinline__ int16_t q16_warp(float v, float s, float *scale, float *sum)
+{
+	float m = fabsf(v);
+
+	for (int o = 16; o > 0; o >>= 1) {
+		s += __shfl_xor_sync(0xffffffff, s, o);
+		m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
+	}
+	*scale = q16_scale(m);
+	*sum = s;
+	return m > 0.0f ? (int16_t)__float2int_rn(v * q16_inv(m)) : 0;
+}
+
 /*
  * Activations that feed a product are stored "split": (2, n, d) bf16, the
  * value rounded to bf16 in the first plane (hi) and what that rounding left
@@ -153,9 +169,9 @@ static __host__ __device__ __forceinline__ float q16_scale(float m)
  * of quantized weights (gemv_q16.cu): (n, d/32) f32 scales, then (n, d)
  * int16 codes, each 32 columns scaled by their largest magnitude, x ~
  * scale * q with q = rint(x * q16_inv(max|x|)) and scale q16_scale(max|x|)
- * (llama.cpp's q8_1 blocks with twice the bits: the 2^-8 of a block's
- * largest value that int8 codes keep, compounded through the recurrent
- * state, moved decode steps by a mean KL of 1e-3 from the CPU's).
+ * (llama.cpp's q8_1 blocks with twice the bits: the error of int8 codes,
+ * 2^-9 of a block's largest value, compounded through the recurrent state,
+ * moved decode steps by a mean KL of 1e-3 from the CPU's).
  * TF_SPLIT_BYTES (gemv.cuh) is the size of the whole.
  *
  * put_split writes element i of n*d: callers run it with whole warps over
@@ -167,17 +183,12 @@ static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, 
 	plane[i] = h;
 	plane[size + i] = l;
 	if ((d & 31) == 0) {
-		float s = bf2f(h) + bf2f(l), m = fabsf(v);
-		for (int o = 16; o > 0; o >>= 1) {
-			s += __shfl_xor_sync(0xffffffff, s, o);
-			m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
-		}
-		float *sums = (float *)(plane + 2 * size), *scales = sums + size / 32;
+		float *sums = (float *)(plane + 2 * size), *scales = sums + size / 32, sc, sm;
 		int16_t *q = (int16_t *)(scales + size / 32);
-		q[i] = m > 0.0f ? (int16_t)__float2int_rn(v * q16_inv(m)) : 0;
+		q[i] = q16_warp(v, bf2f(h) + bf2f(l), &sc, &sm);
 		if ((threadIdx.x & 31) == 0) {
-			sums[i >> 5] = s;
-			scales[i >> 5] = q16_scale(m);
+			sums[i >> 5] = sm;
+			scales[i >> 5] = sc;
 		}
 	}
 }

@@ -139,9 +139,10 @@ static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const
 
 /* A warp's part of output block b (SWI with yq) is in slot; the last of
  * the block's 32 warp tiles of it to arrive makes the int16 form of the
- * block's NB rows, a value a lane: the same codes and scale the staging
- * of those rows as f32 would make (q16_quad), the sum in a butterfly over
- * the 32 lanes. Not a barrier: the other warps go on streaming. */
+ * block's NB rows, a value a lane (q16_warp): the same codes and scale
+ * the staging of those rows as f32 would make (q16_quad), the sum in a
+ * butterfly over the 32 lanes. Not a barrier: the other warps go on
+ * streaming. */
 template <int NB>
 static __device__ __forceinline__ void q16_out(const q16_op &op, const float *slot, unsigned *arrived, int b, int j0,
 					       int n)
@@ -160,12 +161,13 @@ static __device__ __forceinline__ void q16_out(const q16_op &op, const float *sl
 	for (int j = 0; j < NB; j++) {
 		if (j0 + j >= n)
 			break;
-		const float x = slot[j * 32 + lane], m = warp_max(fabsf(x)), s = warp_sum(x);
+		const float x = slot[j * 32 + lane];
 		const int64_t i = j0 + j;
-		op.yq[i * op.ldq + 32 * b + lane] = (int16_t)q16_code(x, m > 0.0f ? q16_inv(m) : 0.0f);
+		float sc, sm;
+		op.yq[i * op.ldq + 32 * b + lane] = q16_warp(x, x, &sc, &sm);
 		if (!lane) {
-			op.yd[i * (op.ldq / 32) + b] = q16_scale(m);
-			op.ys[i * (op.ldq / 32) + b] = s;
+			op.yd[i * (op.ldq / 32) + b] = sc;
+			op.ys[i * (op.ldq / 32) + b] = sm;
 		}
 	}
 }
