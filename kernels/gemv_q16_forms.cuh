@@ -1,8 +1,8 @@
 /*
- * gemv_q16_forms.cuh: the weight forms of the int8-input products
+ * gemv_q16_forms.cuh: the weight forms of the int16-input products
  * (gemv_q16.cu, C++ only): for each, how a lane reads a step of a row and
- * which input byte meets which code in its dp4a sums, and where those
- * input bytes sit in shared memory.
+ * which input meets which code byte in its dp2a sums, and where those
+ * inputs sit in shared memory.
  */
 #ifndef TF_GEMV_Q16_FORMS_CUH
 #define TF_GEMV_Q16_FORMS_CUH
