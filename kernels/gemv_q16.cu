@@ -154,6 +154,20 @@ static int q16_check(const tf_weight *w, const tf_q16_in *in, int epi)
 	return 0;
 }
 
+/* the parts of the split input of n rows of c columns after its planes
+ * (common.cuh): 32-column sums and scales, then the int16 codes */
+struct q16_parts {
+	float *sums, *scales;
+	int16_t *codes;
+};
+
+static q16_parts parts_of(const uint16_t *split, int n, int64_t c)
+{
+	float *sums = (float *)(split + 2 * n * c), *scales = sums + n * c / 32;
+
+	return { sums, scales, (int16_t *)(scales + n * c / 32) };
+}
+
 /* the kernels' view of input rows i, i + 1, ... of a call on n rows of c
  * columns */
 static q16_src q16_src_of(const tf_q16_in *in, int n, int i, int64_t c)
@@ -161,11 +175,10 @@ static q16_src q16_src_of(const tf_q16_in *in, int n, int i, int64_t c)
 	q16_src s = { in->kind };
 
 	if (in->kind == TF_Q16_SPLIT) {
-		/* the parts after the planes (common.cuh), for all n rows */
-		const float *xs = (const float *)(in->split + 2 * n * c), *xd = xs + n * c / 32;
-		s.xs = xs + i * (c / 32);
-		s.xd = xd + i * (c / 32);
-		s.xq = (const int16_t *)(xd + n * c / 32) + i * c;
+		const q16_parts p = parts_of(in->split, n, c);
+		s.xs = p.sums + i * (c / 32);
+		s.xd = p.scales + i * (c / 32);
+		s.xq = p.codes + i * c;
 	} else {
 		s.x = in->x + i * in->ldx;
 		s.ldx = in->ldx;
@@ -254,11 +267,19 @@ int tf_cuda_gemv_q16_takes(const tf_weight *w)
 	       smem_for(1, (int)w->cols) <= Q16_SMEM && pick(w, 1, 0, 1, &nbmax) != NULL;
 }
 
-/* blocks of a launch: one a tile, or a pair of tiles (SwiGLU with int16
- * outputs, tile_of), at most one a multiprocessor */
+/* what a launch hands out: tiles, or pairs of tiles (SwiGLU with int16
+ * outputs, tile_of) */
+static int q16_units(int rows, int swi, int paired)
+{
+	const int tiles = q16_tiles(rows, swi, q16_rpw(rows, swi));
+
+	return paired ? (tiles + 1) / 2 : tiles;
+}
+
+/* blocks of a launch: one a unit, at most one a multiprocessor */
 static int q16_grid(int rows, int swi, int paired)
 {
-	const int rpw = q16_rpw(rows, swi), tiles = q16_tiles(rows, swi, rpw), units = paired ? (tiles + 1) / 2 : tiles;
+	const int units = q16_units(rows, swi, paired);
 
 	return units < tf_cuda_sms() ? units : tf_cuda_sms();
 }
@@ -266,8 +287,7 @@ static int q16_grid(int rows, int swi, int paired)
 /* tiles the busiest block takes */
 static int q16_rounds(int rows, int swi, int paired)
 {
-	const int tiles = q16_tiles(rows, swi, q16_rpw(rows, swi)), units = paired ? (tiles + 1) / 2 : tiles;
-	const int grid = q16_grid(rows, swi, paired);
+	const int units = q16_units(rows, swi, paired), grid = units < tf_cuda_sms() ? units : tf_cuda_sms();
 
 	return (units + grid - 1) / grid * (paired ? 2 : 1);
 }
@@ -289,16 +309,24 @@ static int launch(const tf_weight *w, int n, int epi, const q16_op &op)
 	return 0;
 }
 
+/* one(i, m) for the launches of rows i .. i + m - 1, 16 at a time, up to
+ * the first that fails */
+template <class L>
+static int by16(int n, L one)
+{
+	for (int i = 0; i < n; i += 16)
+		if (one(i, n - i < 16 ? n - i : 16) < 0)
+			return -1;
+	return 0;
+}
+
 int tf_cuda_gemv_q16(const tf_weight *w, const tf_q16_in *in, int n, float *y, int64_t ldy, int epi)
 {
 	if (q16_check(w, in, epi) < 0)
 		return -1;
-	for (int i = 0; i < n; i += 16) {
-		const int m = n - i < 16 ? n - i : 16;
-		if (launch(w, m, epi, q16_op_of(w, q16_src_of(in, n, i, w->cols), m, y + i * ldy, ldy, epi)) < 0)
-			return -1;
-	}
-	return 0;
+	return by16(n, [&](int i, int m) {
+		return launch(w, m, epi, q16_op_of(w, q16_src_of(in, n, i, w->cols), m, y + i * ldy, ldy, epi));
+	});
 }
 
 int tf_cuda_gemv_q16_swiglu16_takes(const tf_weight *w)
@@ -326,20 +354,15 @@ int tf_cuda_gemv_q16_swiglu16(const tf_weight *w, const tf_q16_in *in, int n, ui
 	if (!tf_cuda_gemv_q16_swiglu16_takes(w))
 		return tf_err("SwiGLU product of %lld rows: no int16 outputs (half the rows not whole 32-column blocks, "
 			      "or more than %d of those a block)", (long long)w->rows, Q16_ROUNDS);
-	/* the parts after the planes (common.cuh), for all n rows */
-	float *ys = (float *)(split + 2 * n * out), *yd = ys + n * out / 32;
-	int16_t *yq = (int16_t *)(yd + n * out / 32);
-	for (int i = 0; i < n; i += 16) {
-		const int m = n - i < 16 ? n - i : 16;
+	const q16_parts p = parts_of(split, n, out);
+	return by16(n, [&](int i, int m) {
 		q16_op op = q16_op_of(w, q16_src_of(in, n, i, w->cols), m, NULL, 0, TF_Q16_SWIGLU);
-		op.yq = yq + i * out;
-		op.yd = yd + i * (out / 32);
-		op.ys = ys + i * (out / 32);
+		op.yq = p.codes + i * out;
+		op.yd = p.scales + i * (out / 32);
+		op.ys = p.sums + i * (out / 32);
 		op.ldq = out;
-		if (launch(w, m, TF_Q16_SWIGLU, op) < 0)
-			return -1;
-	}
-	return 0;
+		return launch(w, m, TF_Q16_SWIGLU, op);
+	});
 }
 
 /* every kernel of a form may take Q16_SMEM of shared memory */
