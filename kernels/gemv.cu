@@ -40,6 +40,7 @@
 #include <stdlib.h>
 
 #include "common.cuh"
+#include "env.h"
 #include "gemv.cuh"
 #include "gemv_q16.cuh"
 #include "mma.cuh"
@@ -584,10 +585,8 @@ static int dbuf = -1;       /* measured: the single buffer is faster (more warps
 template <int KIND, int BITS>
 static gemv_fn pick_nt(int n)
 {
-	if (dbuf < 0) {
-		const char *e = getenv("TF_GEMV_DBUF");
-		dbuf = e && *e == '1';
-	}
+	if (dbuf < 0)
+		dbuf = tf_env_on("TF_GEMV_DBUF");
 	if (dbuf)
 		return n <= 8 ? gemv_mma<KIND, BITS, 1, true> : gemv_mma<KIND, BITS, 2, true>;
 	return n <= 8 ? gemv_mma<KIND, BITS, 1, false> : gemv_mma<KIND, BITS, 2, false>;

@@ -7,6 +7,7 @@
 
 #include "attn_prompt.cuh"
 #include "common.cuh"
+#include "env.h"
 #include "gdn_chunk.cuh"
 #include "gemv.cuh"
 #include "runtime.cuh"
@@ -31,10 +32,8 @@ int tf_cuda_pdl(void)
 {
 	static int on = -1;
 
-	if (on < 0) {
-		const char *e = getenv("TF_CUDA_PDL");
-		on = !(e && *e == '0');
-	}
+	if (on < 0)
+		on = !tf_env_off("TF_CUDA_PDL");
 	return on;
 }
 

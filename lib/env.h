@@ -1,5 +1,6 @@
 /* env.h: the switches the environment gives: a variable set to 0 turns off
- * a path that has a slower or older alternative kept for comparison */
+ * a path that has a slower or older alternative kept for comparison, one
+ * set to 1 turns on a path that is off by default */
 #ifndef TF_ENV_H
 #define TF_ENV_H
 
@@ -11,6 +12,14 @@ static inline int tf_env_off(const char *name)
 	const char *e = getenv(name);
 
 	return e && *e == '0';
+}
+
+/* whether environment variable name is set to a value starting with 1 */
+static inline int tf_env_on(const char *name)
+{
+	const char *e = getenv(name);
+
+	return e && *e == '1';
 }
 
 #endif

@@ -210,11 +210,9 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
  * it can (for tests and comparison) */
 static int swiglu16(const tf_weight *w)
 {
-	const char *e = getenv("TF_CUDA_SWIGLU16");
-
-	if (e && *e == '0')
+	if (tf_env_off("TF_CUDA_SWIGLU16"))
 		return 0;
-	return e && *e == '1' ? tf_cuda_gemv_q16_swiglu16_takes(w) : tf_cuda_gemv_q16_swiglu16_pays(w);
+	return tf_env_on("TF_CUDA_SWIGLU16") ? tf_cuda_gemv_q16_swiglu16_takes(w) : tf_cuda_gemv_q16_swiglu16_pays(w);
 }
 
 /* SwiGLU on the normed stream; down_proj adds into g->x */
