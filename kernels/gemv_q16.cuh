@@ -25,10 +25,10 @@ extern "C" {
 
 /* where a product's inputs come from */
 enum {
-	TF_Q16_SPLIT,    /* the int16 form of a split input (common.cuh) */
-	TF_Q16_NORM,     /* RMSNorm of f32 rows: x / sqrt(mean(x^2) + eps) * w */
-	TF_Q16_GNORM,    /* gated RMSNorm of each head of d: norm(x) * w * silu(z) */
-	TF_Q16_ROWS,     /* f32 rows as they are */
+	TF_Q16_SPLIT,   /* the int16 form of a split input (common.cuh) */
+	TF_Q16_NORM,    /* RMSNorm of f32 rows: x / sqrt(mean(x^2) + eps) * w */
+	TF_Q16_GNORM,   /* gated RMSNorm of each head of d: norm(x) * w * silu(z) */
+	TF_Q16_ROWS,    /* f32 rows as they are */
 };
 
 typedef struct {
@@ -46,9 +46,9 @@ typedef struct {
 
 /* what becomes of the products */
 enum {
-	TF_Q16_STORE,    /* y = p */
-	TF_Q16_ACC,      /* y += p (a residual add) */
-	TF_Q16_SWIGLU,   /* W stacks gate rows over as many up rows: y (n, rows/2) = silu(gate p) * up p */
+	TF_Q16_STORE,   /* y = p */
+	TF_Q16_ACC,     /* y += p (a residual add) */
+	TF_Q16_SWIGLU,  /* W stacks gate rows over as many up rows: y (n, rows/2) = silu(gate p) * up p */
 };
 
 /* y, row i at y + i * ldy, from the product above with the inputs of in,

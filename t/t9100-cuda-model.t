@@ -91,12 +91,12 @@ done
 # sums in another order, so its steps are not the float path's bits
 for name in q4 sign1; do
 	test_expect "$name bundle, SwiGLU outputs int16: windows of 16 rows bit-identical to steps, not to the float path's" "
-		TF_CUDA_SWIGLU16=1 tf-run --device cuda --mode step $name.tfb ids.b >gs8.$name &&
-		TF_CUDA_SWIGLU16=1 tf-run --device cuda --window 16 $name.tfb ids.b >gw8.$name &&
-		tf-gate --exact gs8.$name gw8.$name &&
-		! tf-gate --exact gs.$name gs8.$name >/dev/null
+		TF_CUDA_SWIGLU16=1 tf-run --device cuda --mode step $name.tfb ids.b >gs16.$name &&
+		TF_CUDA_SWIGLU16=1 tf-run --device cuda --window 16 $name.tfb ids.b >gw16.$name &&
+		tf-gate --exact gs16.$name gw16.$name &&
+		! tf-gate --exact gs.$name gs16.$name >/dev/null
 	"
-	gate cs.$name gs8.$name --kl 1e-3 --top1 0.995
+	gate cs.$name gs16.$name --kl 1e-3 --top1 0.995
 	say_ok $? "$name bundle, SwiGLU outputs int16: GPU steps within KL 1e-3 and top-1 99.5% of the CPU's"
 done
 

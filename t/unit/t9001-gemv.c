@@ -50,7 +50,7 @@ static void run(const struct form *f, int64_t rows, int64_t cols)
 		 * block's largest value, leaves an NMSE near 5e-5) */
 		float *q16want = malloc(4 * NX * rows);
 		q16_reference(&w, split_q16(xh, NX * cols), split_scales(xh, NX * cols), split_sums(xh, NX * cols), NX,
-			     q16want);
+			      q16want);
 		ok(close_enough(what, got, q16want, NX * rows, rows, 1e-11, 1e30),
 		   "%s: 17 rows equal the int16-input sum", what);
 		ok(close_enough(what, got, want, NX * rows, rows, 2e-4, 1e30),
