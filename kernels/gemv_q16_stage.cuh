@@ -306,15 +306,15 @@ static __device__ __forceinline__ void stage_split(const q16_src &s, int j0, int
  * Stages input rows j0 .. j0 + NB - 1 (zeros past n) for the lane order of
  * form F: first each row's int16 codes in column order in qt, with their
  * scales sd and sums ss (copied from a split input, or made here from f32
- * rows: the RMSNorm of a whole row, the gated RMSNorm of each head of d, or
- * the values as they are), then the codes permuted into sx (the 4-bit
- * tiled form: straight into sx). It calls pdl_wait before it reads an
- * input.
+ * rows: x w of a row for RMSNorm, the shares of its sum of squares left
+ * in red for q16_row_scales; the gated RMSNorm of each head of d; or the
+ * values as they are), then the codes permuted into sx (the 4-bit tiled
+ * form: straight into sx). It calls pdl_wait before it reads an input.
  *
- * The f32 rows are read 4 columns a thread (stage_rows). A row's sum
- * of squares is a block sum and a head's a butterfly over its d/4 lanes,
- * both in fixed orders, so a row's codes never depend on the other rows
- * of the pass.
+ * The f32 rows are read 4 columns a thread (stage_rows). A row's sum of
+ * squares is each warp's butterfly, those added in warp order, and a
+ * head's a butterfly over its d/4 lanes, all in fixed orders, so a row's
+ * codes and factor never depend on the other rows of the pass.
  */
 template <class F, int NB>
 static __device__ __forceinline__ void stage(const q16_src &s, int j0, int n, int cols, uint4 *sx, int16_t *qt,
