@@ -85,7 +85,7 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 	const int64_t plane = (int64_t)gridDim.x / S * D;       /* n * Hq * D */
 	const int per = D / WARP;       /* D is a multiple of 32 */
 	float qr[P], acc[P], m = -INFINITY, l = 0;
-	__shared__ float sm[AW], sl[AW], sacc[AW][DMAX];
+	__shared__ float sm[AW], sl[AW], fw[AW], sacc[AW][DMAX];
 
 	#pragma unroll
 	for (int i = 0; i < P; i++) {
@@ -136,21 +136,27 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 			sacc[warp][i * WARP + lane] = acc[i];
 	__syncthreads();
 
-	/* merge the warps' softmax states in warp order */
+	/* merge the warps' softmax states in warp order, each warp's factor
+	 * exp(m - M) made once: every thread made all 16 for L and again for
+	 * each of its columns, the same values (see rope.cu for what this and
+	 * the prep kernel's change measured) */
 	float M = sm[0];
 	for (int w = 1; w < AW; w++)
 		M = fmaxf(M, sm[w]);
+	if (threadIdx.x < AW)
+		fw[threadIdx.x] = expf(sm[threadIdx.x] - M);
+	__syncthreads();
 	float L = 0;
 	for (int w = 0; w < AW; w++)
 		if (sl[w] > 0)
-			L += sl[w] * expf(sm[w] - M);
+			L += sl[w] * fw[w];
 	const int64_t o = ((int64_t)t * Hq + h) * D;
 	float *mine = part + ((int64_t)th * S + b) * (D + 2);
 	for (int d = threadIdx.x; d < D; d += AW * WARP) {
 		float a = 0;
 		for (int w = 0; w < AW; w++)
 			if (sl[w] > 0)
-				a += sacc[w][d] * expf(sm[w] - M);
+				a += sacc[w][d] * fw[w];
 		if (alone)
 			put_split(out, plane, D, o + d, a / L * sigmoid(gate[d]));
 		else
