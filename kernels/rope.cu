@@ -40,15 +40,17 @@ static __device__ __forceinline__ void rope_prepare(rope_pre &r, int D, const fl
 
 /* head vector v (D) RMS-normed, then its first rot dims turned, with r
  * from rope_prepare, written back to v and (where it is not NULL) to also;
- * one warp, with sh (ROPE_DMAX floats of shared memory) its own. The head
- * is read from v once and the turns take their pairs from sh: done in v,
- * each step after the first read v back from L2, two trips more (the
- * decode step's kernel took 2.5 us after its wait on the 9B). With
- * attention's merge below (attn.cu): tg128 591.2 to 595.2 tokens/s on
- * the 9B 4-bit, 177.1 to 177.7 on the 27B 4-bit, 537.4 to 540.6 on the
- * 9B after 4096 tokens. The
- * multiply-adds are written out: left to the compiler, which products it
- * contracts may differ between the kernels that inline this, and their
+ * one warp, with sh (ROPE_DMAX floats of shared memory) its own.
+ *
+ * The head is read from v once and the turns take their pairs from sh.
+ * Done in v, each step after the first read v back from L2, two trips
+ * more: the decode step's kernel took 2.5 us after its wait on the 9B.
+ * With attention's merge (attn.cu), tg128 591.2 to 595.2 tokens/s on the
+ * 9B 4-bit, 177.1 to 177.7 on the 27B 4-bit, 537.4 to 540.6 on the 9B
+ * after 4096 tokens.
+ *
+ * The multiply-adds are written out: left to the compiler, which products
+ * it contracts may differ between the kernels that inline this, and their
  * values must be the same bits. */
 static __device__ __forceinline__ void norm_rope(float *v, int D, const rope_pre &r, float eps, int rot, float *sh,
 						 float *also)
