@@ -287,7 +287,7 @@ static int q16_grid(int rows, int swi, int paired)
 /* tiles the busiest block takes */
 static int q16_rounds(int rows, int swi, int paired)
 {
-	const int units = q16_units(rows, swi, paired), grid = units < tf_cuda_sms() ? units : tf_cuda_sms();
+	const int units = q16_units(rows, swi, paired), grid = q16_grid(rows, swi, paired);
 
 	return (units + grid - 1) / grid * (paired ? 2 : 1);
 }

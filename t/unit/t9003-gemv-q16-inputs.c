@@ -110,8 +110,10 @@ static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t c
 	DIE_IF(tf_cuda_upload(dy, y0, 4 * NX * out));
 	DIE_IF(tf_cuda_gemv_q16(&dw, &in, NX, dy, out, epi));
 	dev_get(got, dy, 4 * NX * out);
-	/* the norms are summed in another order here, so a code at a rounding
-	 * edge may differ by one: near, not equal, to the int16-input sum */
+	/* the norms are summed in another order here, and the kernel makes
+	 * RMSNorm codes of x w with 1/rms applied to its outputs, so a code at
+	 * a rounding edge may differ by one: near, not equal, to the
+	 * int16-input sum */
 	ok(close_enough(what, got, want, NX * out, out, 1e-10, 1e30), "%s: equals the int16-input sum of the CPU's inputs",
 	   what);
 	/* measured at most 2.9e-9 (the int8 form was held to 4e-4) */
