@@ -21,6 +21,7 @@
 #define AW 16           /* warps a block */
 #define CHUNK 256       /* cache rows a split block takes at once */
 #define DMAX 512        /* head_dim the registers hold */
+static_assert(DMAX <= AW * WARP, "a thread makes at most one output column of a head");
 /* passes of up to this many rows (decode steps and windows) stay here: their
  * rows must be bit-identical whatever the window; longer ones (prompts) go to
  * the tensor-core kernel of attn_prompt.cu where it takes the shape */
@@ -92,6 +93,10 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 		qr[i] = i < per ? q[i * WARP + lane] : 0.0f;
 		acc[i] = 0.0f;
 	}
+	/* the gate of the output column this thread makes (D <= DMAX, one a
+	 * thread), loaded with the query: read where it is used, after the
+	 * merge's barriers, its trip to L2 ended the kernel */
+	const float gt = threadIdx.x < D ? gate[threadIdx.x] : 0.0f;
 	/* rows s, s + AW, ... s + (R-1) AW at once: their loads and sums are
 	 * in flight together, then the state takes them in order, as it would
 	 * one by one (so R changes no result). Measured on the 9B 4-bit at
@@ -158,7 +163,7 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 			if (sl[w] > 0)
 				a += sacc[w][d] * fw[w];
 		if (alone)
-			put_split(out, plane, D, o + d, a / L * sigmoid(gate[d]));
+			put_split(out, plane, D, o + d, a / L * sigmoid(gt));
 		else
 			mine[2 + d] = a;
 	}
@@ -198,7 +203,7 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 		for (int k = 0; k < S; k++)
 			if (__ldcg(all + k * (D + 2) + 1) > 0)
 				a += __ldcg(all + k * (D + 2) + 2 + d) * expf(__ldcg(all + k * (D + 2)) - M);
-		put_split(out, plane, D, o + d, a / L * sigmoid(gate[d]));
+		put_split(out, plane, D, o + d, a / L * sigmoid(gt));
 	}
 }
 

@@ -57,7 +57,7 @@ gdn_step(const float *__restrict__ qkv, const float *__restrict__ beta, const fl
 	const int64_t kd = (int64_t)Hk * Dk, C = 2 * kd + (int64_t)Hv * Dv;
 	float *Sh = S + (int64_t)h * Dk * Dv;
 	float s[RPT];
-	__shared__ float qs[SLICES * RPT], ks[SLICES * RPT], red[SLICES][WARP];
+	__shared__ float qs[SLICES * RPT], ks[SLICES * RPT], red[2 * SLICES][WARP];
 
 	/* the state is this kernel's own, from an earlier step, so it is read
 	 * while the kernel before (the conv and gates) still runs: that one
@@ -72,7 +72,8 @@ gdn_step(const float *__restrict__ qkv, const float *__restrict__ beta, const fl
 		const float alpha = expf(g[t * ld + h]), b = beta[t * ld + h];
 		const float v = qkv[(int64_t)t * C + 2 * kd + (int64_t)h * Dv + j];
 
-		__syncthreads();        /* the previous token is done with qs, ks, red */
+		if (t)
+			__syncthreads();        /* the previous token is done with qs, ks, red */
 		for (int i = threadIdx.x; i < Dk; i += blockDim.x) {
 			qs[i] = q[i];
 			ks[i] = k[i];

@@ -5,7 +5,8 @@
  *
  * The block is SLICES warps; lane j of slice sl holds rows sl*RPT ..
  * sl*RPT+RPT-1 of column j in s. The two reductions over rows (S^T k and
- * S^T q) add the slices' partial sums in slice order through red.
+ * S^T q) add the slices' partial sums in slice order through red, each in
+ * its own half, so that the second need not wait for the first's reads.
  */
 #ifndef TF_GDN_RULE_CUH
 #define TF_GDN_RULE_CUH
@@ -35,7 +36,8 @@ static __device__ __forceinline__ void state_put(float *Sh, int Dv, int j, const
 
 /* S = alpha S; d = b (v - S^T k); S += k d^T; returns (S^T q)[j] in slice
  * 0 (q, k: the token's Dk = SLICES*RPT values, in shared memory, which the
- * caller has synced) */
+ * caller has synced; red: 2 SLICES rows, free until the block's next
+ * barrier after this) */
 template <int RPT>
 static __device__ __forceinline__ float delta_token(float *s, const float *qs, const float *ks, float v, float alpha,
 						    float b, float (*red)[WARP])
@@ -56,7 +58,6 @@ static __device__ __forceinline__ float delta_token(float *s, const float *qs, c
 	for (int x = 0; x < SLICES; x++)
 		mv += red[x][lane];
 	const float d = b * (v - mv);
-	__syncthreads();
 
 	// rank-1 update, then the read-out S^T q
 	float op = 0;
@@ -65,13 +66,13 @@ static __device__ __forceinline__ float delta_token(float *s, const float *qs, c
 		s[r] += ks[sl * RPT + r] * d;
 		op += s[r] * qs[sl * RPT + r];
 	}
-	red[sl][lane] = op;
+	red[SLICES + sl][lane] = op;
 	__syncthreads();
 	op = 0;
 	if (sl == 0) {
 		#pragma unroll
 		for (int x = 0; x < SLICES; x++)
-			op += red[x][lane];
+			op += red[SLICES + x][lane];
 	}
 	return op;
 }

@@ -63,9 +63,13 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 	float *Sh = S + (int64_t)h * DK * Dv;
 	float s[RPT];
 	/* xs: this token's q (DK), k (DK), then the block's 32 v channels */
-	__shared__ float xs[NCH], red[SLICES][WARP];
+	__shared__ float xs[NCH], red[2 * SLICES][WARP];
 	__shared__ bool last;
-	unsigned arrived = 0;   /* thread 0: blocks of the key head counted before this one */
+	/* the thread that counts the block (lane 0 of the last slice: slices
+	 * 0 and 1 norm q and k right after the count, and its fence would
+	 * hold back the first of them) */
+	const bool counter = threadIdx.x == (SLICES - 1) * WARP;
+	unsigned arrived = 0;   /* counter: blocks of the key head counted before this one */
 
 	/* channel i of the block: q, k of key head hk, then v columns j0.. of head h */
 	int ch[2];
@@ -92,7 +96,8 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 	for (int t = 0; t < n; t++) {
 		const float *mt = m + (int64_t)t * ld;
 
-		__syncthreads();        /* the previous token is done with xs, red */
+		if (t)
+			__syncthreads();        /* the previous token is done with xs, red */
 		if (ch[0] >= 0)
 			xs[threadIdx.x] = silu(w0.step(mt[ch[0]], K));
 		if (ch[1] >= 0)
@@ -107,7 +112,7 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 		 * now, so that the count's trip overlaps the delta rule instead
 		 * of following the state's writes (only its result waits, at
 		 * the end) */
-		if (t == 0 && threadIdx.x == 0) {
+		if (t == 0 && counter) {
 			__threadfence();
 			arrived = atomicAdd(count + hk, 1u);
 		}
@@ -128,7 +133,7 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 		w0.store(cs, ch[0], (int)C, K);
 	if (threadIdx.x + SLICES * WARP >= 2 * DK && ch[1] >= 0)
 		w1.store(cs, ch[1], (int)C, K);
-	if (threadIdx.x == 0) {
+	if (counter) {
 		last = arrived == Hv / Hk * jt - 1;     /* of the key head's blocks */
 		if (last)
 			count[hk] = 0;
