@@ -256,9 +256,9 @@ int main(void)
 	run(&forms[0], TF_Q16_ROWS, TF_Q16_ACC, 40, 12928);
 	run(&forms[0], TF_Q16_NORM, TF_Q16_STORE, 40, 8320);
 	run(&forms[0], TF_Q16_GNORM, TF_Q16_ACC, 40, 8320);
-	/* blocks take their first tile from the copy in shared memory and
-	 * the next ones from memory: more tiles than blocks (two rows a
-	 * warp), and rows longer than the copy (12928 columns above) */
+	/* more tiles than blocks: 9000 rows at two a warp are 282 tiles, so
+	 * a block takes two or three, its outputs and residual adds at each
+	 * tile's rows */
 	run(&forms[0], TF_Q16_NORM, TF_Q16_ACC, 9000, 1024);
 	run(&forms[5], TF_Q16_ROWS, TF_Q16_STORE, 9000, 1024);
 	/* SwiGLU outputs made int16: 32-column output blocks one a block and
