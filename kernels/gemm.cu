@@ -32,13 +32,35 @@ __global__ void dequant_rows(tf_weight w, int64_t r0, int64_t rows, uint16_t *__
 		out[i] = f2bf(weight_at(w, r0 + i / w.cols, i % w.cols));
 }
 
+/* 4-bit rows as MLX packs them: a thread a 32-bit word, its 8 codes (code
+ * m in bits 4m) to 8 consecutive columns, one 16-byte store; G a constant
+ * so that the group is a shift */
+template <int G>
+__global__ void dequant_mlx4(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
+{
+	const int64_t wpr = w.cols / 8, n = rows * wpr, ng = w.cols / G;
+	const uint32_t *src = (const uint32_t *)w.data + r0 * wpr;
+
+	for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < n; x += (int64_t)gridDim.x * blockDim.x) {
+		const int64_t r = x / wpr, c = 8 * (x % wpr), gi = (r0 + r) * ng + c / G;
+		const uint32_t word = src[x];
+		const float s = bf2f(((const uint16_t *)w.scales)[gi]), b = bf2f(((const uint16_t *)w.biases)[gi]);
+		uint32_t v[4];
+		#pragma unroll
+		for (int m = 0; m < 8; m += 2)
+			v[m / 2] = f2bf(s * (float)((word >> (4 * m)) & 15) + b) |
+				   (uint32_t)f2bf(s * (float)((word >> (4 * m + 4)) & 15) + b) << 16;
+		*(uint4 *)(out + r * w.cols + c) = make_uint4(v[0], v[1], v[2], v[3]);
+	}
+}
+
 /* tiled rows (common.cuh): a thread a 32-bit word, its codes to their
  * columns; the layout constants are compile-time so the index arithmetic is
  * shifts and masks */
 template <int FMT, int BITS, int G>
 __global__ void dequant_tiled(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
 {
-	constexpr int TC = FMT == TF_SIGN1 ? 512 : BITS == 4 ? 128 : 256, KW = TC / 64, F = 32 / BITS;
+	constexpr int TC = FMT == TF_SIGN1 ? 512 : 256, KW = TC / 64, F = 32 / BITS;
 	const int64_t wpr = w.cols * BITS / 32, n = rows * wpr, ng = w.cols / G;
 	const uint32_t *src = (const uint32_t *)w.data + r0 * wpr;
 
@@ -71,16 +93,18 @@ int tf_cuda_dequant(const tf_weight *w, int64_t r0, int64_t rows, uint16_t *out)
 		int f = w->fmt & ~TF_TILED;
 		if (f == TF_SIGN1)
 			dequant_tiled<TF_SIGN1, 1, 128><<<grid, 256, 0, st>>>(*w, r0, rows, out);
-		else if (w->bits == 4)
-			(w->group == 32 ? dequant_tiled<TF_AFFINE, 4, 32> : w->group == 64 ? dequant_tiled<TF_AFFINE, 4, 64>
-				: dequant_tiled<TF_AFFINE, 4, 128>)<<<grid, 256, 0, st>>>(*w, r0, rows, out);
 		else
 			(w->group == 32 ? dequant_tiled<TF_AFFINE, 2, 32> : w->group == 64 ? dequant_tiled<TF_AFFINE, 2, 64>
 				: dequant_tiled<TF_AFFINE, 2, 128>)<<<grid, 256, 0, st>>>(*w, r0, rows, out);
 		LAUNCH_CHECK();
 		return 0;
 	}
-	dequant_rows<<<grid, 256, 0, st>>>(*w, r0, rows, out);
+	if (w->fmt == TF_AFFINE && w->bits == 4 && w->sdtype == TF_BF16 && w->cols % 8 == 0 &&
+	    (w->group == 32 || w->group == 64 || w->group == 128))
+		(w->group == 32 ? dequant_mlx4<32> : w->group == 64 ? dequant_mlx4<64>
+			: dequant_mlx4<128>)<<<grid, 256, 0, st>>>(*w, r0, rows, out);
+	else
+		dequant_rows<<<grid, 256, 0, st>>>(*w, r0, rows, out);
 	LAUNCH_CHECK();
 	return 0;
 }

@@ -367,7 +367,7 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 }
 
 /*
- * The tiled forms (2- and 4-bit affine, sign1; layout in common.cuh). The
+ * The tiled forms (2-bit affine, sign1; layout in common.cuh). The
  * four lanes of a quad read one 64-byte chunk of a row together, and each
  * k-step's sixteen columns lie in one quantization group. So the tensor
  * cores take the codes themselves, q + 128 in bf16 (exact: one lop3 a pair,
@@ -397,7 +397,7 @@ gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
 	   float *__restrict__ y,               /* (n, rows): row xi at y + xi * ldy */
 	   int64_t ldy, int accumulate)
 {
-	constexpr int TC = KIND == K_SIGN ? 512 : BITS == 4 ? 128 : 256;        /* columns a chunk */
+	constexpr int TC = KIND == K_SIGN ? 512 : 256;  /* columns a chunk (tile_cols) */
 	constexpr int KS = TC / 16;             /* k-steps a chunk */
 	constexpr int KW = KS / 4;              /* k-steps a word */
 	constexpr int SH = KIND == K_SIGN ? 1 : BITS;
@@ -647,9 +647,6 @@ static tiled_fn pick_tiled(const tf_weight *w, int n)
 
 	if (f == TF_SIGN1)
 		return tiled_nt<K_SIGN, 1, 128>(n);
-	if (w->bits == 4)
-		return w->group == 32 ? tiled_nt<K_AFF, 4, 32>(n) : w->group == 64 ? tiled_nt<K_AFF, 4, 64>(n)
-									  : tiled_nt<K_AFF, 4, 128>(n);
 	return w->group == 32 ? tiled_nt<K_AFF, 2, 32>(n) : w->group == 64 ? tiled_nt<K_AFF, 2, 64>(n)
 								  : tiled_nt<K_AFF, 2, 128>(n);
 }
@@ -695,9 +692,6 @@ static cudaError_t allow_ring(void)
 
 int tf_cuda_gemv_setup(void)
 {
-	CUDA_CHECK((allow_ring<K_AFF, 4, 32>()));
-	CUDA_CHECK((allow_ring<K_AFF, 4, 64>()));
-	CUDA_CHECK((allow_ring<K_AFF, 4, 128>()));
 	CUDA_CHECK((allow_ring<K_AFF, 2, 32>()));
 	CUDA_CHECK((allow_ring<K_AFF, 2, 64>()));
 	CUDA_CHECK((allow_ring<K_AFF, 2, 128>()));

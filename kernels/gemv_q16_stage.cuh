@@ -54,13 +54,13 @@ static __device__ __forceinline__ uint2 q16_quad(float4 v, float *d, float *sum)
 			  prmt<0x5410>(q16_code(v.z, inv), q16_code(v.w, inv)));
 }
 
-/* a 16-byte unit of the 4-bit tiled form's inputs (F4T): columns c, c+16,
- * c+1, c+17, c+2, c+18, c+3, c+19 from a = c .. c+3 and b = c+16 .. c+19,
- * two codes a word */
-static __device__ __forceinline__ uint4 f4t_unit(uint2 a, uint2 b)
+/* a 16-byte unit of the 4-bit form's inputs (F4L), code word k of a block:
+ * columns c, c+2, c+4, c+6, c+1, c+3, c+5, c+7 (c = 8k) from a = c .. c+3
+ * and b = c+4 .. c+7, two codes a word */
+static __device__ __forceinline__ uint4 f4l_unit(uint2 a, uint2 b)
 {
-	return make_uint4(prmt<0x5410>(a.x, b.x), prmt<0x7632>(a.x, b.x), prmt<0x5410>(a.y, b.y),
-			  prmt<0x7632>(a.y, b.y));
+	return make_uint4(prmt<0x5410>(a.x, a.y), prmt<0x5410>(b.x, b.y), prmt<0x7632>(a.x, a.y),
+			  prmt<0x7632>(b.x, b.y));
 }
 
 /* x sigmoid(x) with the approximate exp and division (0 where exp(-x)
@@ -114,8 +114,8 @@ static __device__ __forceinline__ void load_gates(const float *z, bool vec, int 
 
 /*
  * The int16 form of f32 rows j0 .. j0 + NB - 1 of kind K (a NORM, GNORM or
- * ROWS input): qt, sd, ss as stage() says, or (DIRECT, the 4-bit tiled
- * form) the codes straight into sx in lane order. A thread holds QH quads
+ * ROWS input): qt, sd, ss as stage() says, or (DIRECT, the 4-bit form)
+ * the codes straight into sx in lane order. A thread holds QH quads
  * at once, every load issued before any is used: one trip to L2 for a row
  * of up to QH * blockDim quads (left to the compiler, the loads of each
  * next quad waited for the shuffles of the one before, a trip each: 2.7
@@ -195,22 +195,23 @@ static __device__ __forceinline__ void stage_rows(const q16_src &s, int j0, int 
 				}
 				float dq, sq;
 				const uint2 q4 = q16_quad(x, &dq, &sq);
-				/* DIRECT: lane order of F4T (stage's permutation), made
-				 * here: columns c .. c + 3 (c = 32 wi + 4t in a chunk)
-				 * meet c + 16 .. c + 19 from the lane four on, and the
-				 * lower lane writes the unit they make, so the codes
-				 * skip qt, a barrier and a pass over shared memory */
+				/* DIRECT: the lane order of F4L (stage's permutation),
+				 * made here: the quad of the next lane brings the
+				 * unit's other half (block R's code word k, columns
+				 * 8k .. 8k + 7 of it), and the even lane writes the
+				 * unit, so the codes skip qt, a barrier and a pass
+				 * over shared memory */
 				uint2 hi4 = make_uint2(0, 0);
 				if (DIRECT) {
-					hi4.x = __shfl_down_sync(0xffffffff, q4.x, 4);
-					hi4.y = __shfl_down_sync(0xffffffff, q4.y, 4);
+					hi4.x = __shfl_down_sync(0xffffffff, q4.x, 1);
+					hi4.y = __shfl_down_sync(0xffffffff, q4.y, 1);
 				}
 				if (live) {
 					if (!DIRECT) {
 						((uint2 *)qt)[j * quads + qd] = q4;
-					} else if (!(qd & 4)) {
-						const int R = qd / 32 * 4 + qd % 4, wi = qd % 32 / 8;
-						sx[(int64_t)j * (cols / 8) + R * 4 + (wi ^ swz<4>(R))] = f4t_unit(q4, hi4);
+					} else if (!(qd & 1)) {
+						const int R = qd / 8, k = qd % 8 / 2;
+						sx[(int64_t)j * (cols / 8) + R * 4 + (k ^ swz<4>(R))] = f4l_unit(q4, hi4);
 					}
 					if ((threadIdx.x & 7) == 0) {
 						sd[j * nblk + qd / 8] = dq;
@@ -246,8 +247,8 @@ static __device__ __forceinline__ int row_of(int i, int per)
  * so that a 4-row pass of up to 4K columns, or one row of up to 16K (8K
  * for sign1), is one trip to L2. The pass's rows are consecutive in each
  * part, so item i of the pass is item i past row j0's first. DIRECT (the
- * 4-bit tiled form): a thread makes 16-byte units of sx in lane order
- * from the two 8-byte pieces of codes they hold (f4t_unit), so the codes
+ * 4-bit form): a thread makes 16-byte units of sx in lane order from
+ * the two 8-byte pieces of codes they hold (f4l_unit), so the codes
  * skip qt, a barrier and the pass that permutes them; else 8-byte copies
  * into qt (the int16 plane is 8-byte aligned, common.cuh).
  */
@@ -272,11 +273,9 @@ static __device__ __forceinline__ void stage_split(const q16_src &s, int j0, int
 			const int i = i0 + u * blockDim.x + threadIdx.x;
 			const bool in = i < live * per;
 			if (DIRECT) {
-				/* unit i: chunk i / 16, group i % 4 (32 columns), lane
-				 * (i / 4) % 4 of the chunk: columns c .. c+3, c+16 .. c+19 */
-				const int c = i / 16 * 128 + 32 * (i % 4) + 4 * (i / 4 % 4);
-				a[u] = in ? *(const uint2 *)(xq + c) : make_uint2(0, 0);
-				b[u] = in ? *(const uint2 *)(xq + c + 16) : make_uint2(0, 0);
+				/* unit i: columns 8i .. 8i + 7 */
+				a[u] = in ? ((const uint2 *)xq)[2 * i] : make_uint2(0, 0);
+				b[u] = in ? ((const uint2 *)xq)[2 * i + 1] : make_uint2(0, 0);
 			} else {
 				a[u] = in ? ((const uint2 *)xq)[i] : make_uint2(0, 0);
 			}
@@ -289,7 +288,7 @@ static __device__ __forceinline__ void stage_split(const q16_src &s, int j0, int
 			if (i < total) {
 				if (DIRECT) {
 					const int j = row_of<NB>(i, units), R = (i - j * units) / 4;
-					sx[j * units + R * 4 + ((i % 4) ^ swz<4>(R))] = f4t_unit(a[u], b[u]);
+					sx[j * units + R * 4 + ((i % 4) ^ swz<4>(R))] = f4l_unit(a[u], b[u]);
 				} else {
 					((uint2 *)qt)[i] = a[u];
 				}
@@ -308,8 +307,8 @@ static __device__ __forceinline__ void stage_split(const q16_src &s, int j0, int
  * scales sd and sums ss (copied from a split input, or made here from f32
  * rows: x w of a row for RMSNorm, the shares of its sum of squares left
  * in red for q16_row_scales; the gated RMSNorm of each head of d; or the
- * values as they are), then the codes permuted into sx (the 4-bit tiled
- * form: straight into sx). It calls pdl_wait before it reads an input.
+ * values as they are), then the codes permuted into sx (the 4-bit form:
+ * straight into sx). It calls pdl_wait before it reads an input.
  *
  * The f32 rows are read 4 columns a thread (stage_rows). A row's sum of
  * squares is each warp's butterfly, those added in warp order, and a
@@ -328,8 +327,8 @@ static __device__ __forceinline__ void stage(const q16_src &s, int j0, int n, in
 	constexpr int QH1 = F::XW >= 64 ? 3 : 6, QH2 = F::XW >= 64 ? 2 : 4;
 	const int units = cols / 8;
 
-	/* 4-bit tiled: every kind writes sx itself */
-	constexpr bool direct = F::BITS == 4 && F::LANES == 4;
+	/* 4-bit (F4L, the one 4-bit form): every kind writes sx itself */
+	constexpr bool direct = F::BITS == 4;
 
 	if (s.kind == TF_Q16_SPLIT)
 		stage_split<F, NB, direct>(s, j0, n, cols, sx, qt, sd, ss);

@@ -249,7 +249,7 @@ int main(void)
 		run(&forms[i], TF_Q16_GNORM, TF_Q16_ACC, 77, 1024);
 		run(&forms[i], TF_Q16_ROWS, TF_Q16_ACC, 300, forms[i].group == 32 ? 1056 : forms[i].group == 64 ? 1088 : 1152);
 	}
-	/* the 4-bit tiled form puts the codes of f32 rows in lane order as it
+	/* the 4-bit form puts the codes of f32 rows in lane order as it
 	 * makes them: rows taken in one trip a thread and in two (past 12288
 	 * columns plain, 8192 normed) */
 	run(&forms[0], TF_Q16_ROWS, TF_Q16_STORE, 40, 1024);
