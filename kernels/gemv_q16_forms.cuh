@@ -73,8 +73,10 @@ static __host__ __device__ __forceinline__ int tiled_col(int tc, int bits, int t
 /* 4-bit as MLX packs it (code m of a word in bits 4m): one lane a 32-column
  * block, its four words, so a block's sum is one lane's and gets its
  * scale once. A tiled form of four lanes a block, each scaling its share
- * (three more float instructions a word), measured 599 against 617
- * tokens/s on the 9B 4-bit, 178.1 against 181.7 on the 27B. w & 0x0f0f0f0f holds the word's codes 0, 2, 4, 6 and (w >> 4) &
+ * (three more float instructions a word), measured 598.1 against 617.5
+ * tokens/s on the 9B 4-bit and 178.1 against 181.7 on the 27B in one
+ * build with both (README: the build without the tiled form runs the 9B
+ * at 600 to 603, the same instructions placed elsewhere). w & 0x0f0f0f0f holds the word's codes 0, 2, 4, 6 and (w >> 4) &
  * 0x0f0f0f0f codes 1, 3, 5, 7; word i's inputs are x[4i .. 4i + 3] in that
  * order, one 16-byte unit a word. */
 struct F4L {

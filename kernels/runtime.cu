@@ -308,9 +308,8 @@ static int upload_bf16(tf_cuda_arena *a, const void *src, int sdtype, uint64_t n
 
 /* whether w goes to the device tiled (common.cuh): the forms gemv.cu reads
  * tiled, on whole chunks. Not 4-bit rows: the decode products read them as
- * MLX packs them, a lane a 32-column block (gemv_q16_forms.cuh, F4L), 617
- * against 599 tokens/s on the 9B 4-bit with the tiled form's four lanes a
- * block. */
+ * MLX packs them, a lane a 32-column block (gemv_q16_forms.cuh, F4L), and
+ * prompts dequantize them as they are (gemm.cu). */
 static int tileable(const tf_weight *w)
 {
 	return ((w->fmt == TF_AFFINE && w->bits == 2 &&
