@@ -221,16 +221,17 @@ static __device__ __forceinline__ uint32_t code_at(const uint32_t *row, int64_t 
 }
 
 /*
- * The tiled forms (device copies only, fmt | TF_TILED): 2-bit affine and
- * sign1 rows reordered at upload so that a lane's 16-byte load holds
- * exactly the codes it feeds to the tensor cores (gemv.cu); 4-bit rows stay
- * as MLX packs them (runtime.cu, tileable). A row is cut into chunks of
+ * The tiled form (device copies only, fmt | TF_TILED): sign1 rows
+ * reordered at upload so that a lane's 16-byte load holds exactly the
+ * signs it feeds to the tensor cores (gemv.cu); the affine forms stay as
+ * MLX packs them (runtime.cu, tileable). A row is cut into chunks of
  * TILE_COLS columns, 64 bytes each: 16 bytes for each of the four lanes t
  * of a quad. Within a chunk, k-step j (16 columns) gives lane t columns
  * 16j + 4t + {0, 1} (pair P = 0) and {2, 3} (P = 1); pair i = (j % KW) * 2
  * + P of word j / KW (KW k-steps a word) holds its first code at field i
- * and its second at field i + 8 (2-bit) or i + 16 (sign1), fields of BITS
- * bits from the word's bottom. Same bits, same bytes, another order.
+ * and its second at field i + 16, fields of one bit from the word's
+ * bottom (the layout is written for BITS-bit fields, the second of a pair
+ * at i + 16 / BITS). Same bits, same bytes, another order.
  */
 
 static __host__ __device__ __forceinline__ int tile_cols(int fmt, int bits)

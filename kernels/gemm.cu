@@ -32,36 +32,46 @@ __global__ void dequant_rows(tf_weight w, int64_t r0, int64_t rows, uint16_t *__
 		out[i] = f2bf(weight_at(w, r0 + i / w.cols, i % w.cols));
 }
 
-/* 4-bit rows as MLX packs them: a thread a 32-bit word, its 8 codes (code
- * m in bits 4m) to 8 consecutive columns, one 16-byte store; G a constant
- * so that the group is a shift */
-template <int G>
-__global__ void dequant_mlx4(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
+/* 2- and 4-bit rows as MLX packs them: a thread a 32-bit word, its 32 /
+ * BITS codes (code m in bits BITS m, all of one group) to as many
+ * consecutive columns, 16-byte stores; G a constant so that the group is
+ * a shift */
+template <int BITS, int G>
+__global__ void dequant_mlx(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
 {
-	const int64_t wpr = w.cols / 8, n = rows * wpr, ng = w.cols / G;
+	constexpr int F = 32 / BITS;    /* codes a word */
+	const int64_t wpr = w.cols / F, n = rows * wpr, ng = w.cols / G;
 	const uint32_t *src = (const uint32_t *)w.data + r0 * wpr;
 
 	for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < n; x += (int64_t)gridDim.x * blockDim.x) {
-		const int64_t r = x / wpr, c = 8 * (x % wpr), gi = (r0 + r) * ng + c / G;
+		const int64_t r = x / wpr, c = F * (x % wpr), gi = (r0 + r) * ng + c / G;
 		const uint32_t word = src[x];
 		const float s = bf2f(((const uint16_t *)w.scales)[gi]), b = bf2f(((const uint16_t *)w.biases)[gi]);
-		uint32_t v[4];
+		uint32_t v[F / 2];
 		#pragma unroll
-		for (int m = 0; m < 8; m += 2)
-			v[m / 2] = f2bf(s * (float)((word >> (4 * m)) & 15) + b) |
-				   (uint32_t)f2bf(s * (float)((word >> (4 * m + 4)) & 15) + b) << 16;
-		*(uint4 *)(out + r * w.cols + c) = make_uint4(v[0], v[1], v[2], v[3]);
+		for (int m = 0; m < F; m += 2)
+			v[m / 2] = f2bf(s * (float)((word >> (BITS * m)) & ((1u << BITS) - 1)) + b) |
+				   (uint32_t)f2bf(s * (float)((word >> (BITS * m + BITS)) & ((1u << BITS) - 1)) + b) << 16;
+		#pragma unroll
+		for (int q = 0; q < F / 8; q++)
+			((uint4 *)(out + r * w.cols + c))[q] = make_uint4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
 	}
 }
 
-/* tiled rows (common.cuh): a thread a 32-bit word, its codes to their
- * columns; the layout constants are compile-time so the index arithmetic is
- * shifts and masks */
-template <int FMT, int BITS, int G>
+template <int BITS>
+static void dequant_mlx_g(const tf_weight *w, int64_t r0, int64_t rows, uint16_t *out, unsigned grid, cudaStream_t st)
+{
+	(w->group == 32 ? dequant_mlx<BITS, 32> : w->group == 64 ? dequant_mlx<BITS, 64>
+		: dequant_mlx<BITS, 128>)<<<grid, 256, 0, st>>>(*w, r0, rows, out);
+}
+
+/* tiled sign1 rows (common.cuh): a thread a 32-bit word, its signs to
+ * their columns; the layout constants are compile-time so the index
+ * arithmetic is shifts and masks */
 __global__ void dequant_tiled(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
 {
-	constexpr int TC = FMT == TF_SIGN1 ? 512 : 256, KW = TC / 64, F = 32 / BITS;
-	const int64_t wpr = w.cols * BITS / 32, n = rows * wpr, ng = w.cols / G;
+	constexpr int TC = 512, KW = TC / 64, F = 32, G = 128;
+	const int64_t wpr = w.cols / 32, n = rows * wpr, ng = w.cols / G;
 	const uint32_t *src = (const uint32_t *)w.data + r0 * wpr;
 
 	for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < n; x += (int64_t)gridDim.x * blockDim.x) {
@@ -72,14 +82,8 @@ __global__ void dequant_tiled(tf_weight w, int64_t r0, int64_t rows, uint16_t *_
 		for (int f = 0; f < F; f++) {
 			const int i = f % (F / 2), e = f / (F / 2), j = wd * KW + i / 2, P = i % 2;
 			const int64_t c = ch * TC + 16 * j + 4 * t + 2 * P + e, gi = (r0 + r) * ng + c / G;
-			const uint32_t q = (word >> (f * BITS)) & ((1u << BITS) - 1);
 			const float s = bf2f(((const uint16_t *)w.scales)[gi]);
-			float v;
-			if (FMT == TF_SIGN1)
-				v = q ? s : -s;
-			else
-				v = s * (float)q + bf2f(((const uint16_t *)w.biases)[gi]);
-			out[r * w.cols + c] = f2bf(v);
+			out[r * w.cols + c] = f2bf((word >> f) & 1 ? s : -s);
 		}
 	}
 }
@@ -89,20 +93,14 @@ int tf_cuda_dequant(const tf_weight *w, int64_t r0, int64_t rows, uint16_t *out)
 	const unsigned grid = tf_cuda_sms() * 8;
 	cudaStream_t st = tf_cuda_stream_get();
 
-	if (w->fmt & TF_TILED) {
-		int f = w->fmt & ~TF_TILED;
-		if (f == TF_SIGN1)
-			dequant_tiled<TF_SIGN1, 1, 128><<<grid, 256, 0, st>>>(*w, r0, rows, out);
-		else
-			(w->group == 32 ? dequant_tiled<TF_AFFINE, 2, 32> : w->group == 64 ? dequant_tiled<TF_AFFINE, 2, 64>
-				: dequant_tiled<TF_AFFINE, 2, 128>)<<<grid, 256, 0, st>>>(*w, r0, rows, out);
+	if (w->fmt & TF_TILED) {        /* sign1 (runtime.cu, tileable) */
+		dequant_tiled<<<grid, 256, 0, st>>>(*w, r0, rows, out);
 		LAUNCH_CHECK();
 		return 0;
 	}
-	if (w->fmt == TF_AFFINE && w->bits == 4 && w->sdtype == TF_BF16 && w->cols % 8 == 0 &&
-	    (w->group == 32 || w->group == 64 || w->group == 128))
-		(w->group == 32 ? dequant_mlx4<32> : w->group == 64 ? dequant_mlx4<64>
-			: dequant_mlx4<128>)<<<grid, 256, 0, st>>>(*w, r0, rows, out);
+	if (w->fmt == TF_AFFINE && (w->bits == 2 || w->bits == 4) && w->sdtype == TF_BF16 &&
+	    (w->group == 32 || w->group == 64 || w->group == 128) && w->cols % w->group == 0)
+		(w->bits == 2 ? dequant_mlx_g<2> : dequant_mlx_g<4>)(w, r0, rows, out, grid, st);
 	else
 		dequant_rows<<<grid, 256, 0, st>>>(*w, r0, rows, out);
 	LAUNCH_CHECK();

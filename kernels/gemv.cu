@@ -367,16 +367,13 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 }
 
 /*
- * The tiled forms (2-bit affine, sign1; layout in common.cuh). The
+ * The tiled form (sign1 with groups of 128; layout in common.cuh). The
  * four lanes of a quad read one 64-byte chunk of a row together, and each
  * k-step's sixteen columns lie in one quantization group. So the tensor
- * cores take the codes themselves, q + 128 in bf16 (exact: one lop3 a pair,
- * no fma), and scale and bias are applied once per group to the group's
- * partial sums in fp32:
- *   y += s * sum((q + 128) x) + (b - 128 s) * sum(x)
- * with sum(x) from the split input's 32-column sums. sign1 feeds +-1 and
- * needs only the scale. That is about half the instructions a code of the
- * per-pair dequantization above.
+ * cores take the signs themselves, +-1 in bf16 (one lop3 a pair), and the
+ * scale is applied once per group to the group's partial sums in fp32.
+ * That is about half the instructions a code of the per-pair
+ * dequantization above.
  */
 #define LUT_NAND_OR     ((~0xf0 & 0xcc & 0xff) | 0xaa)  /* (~a & b) | c */
 
@@ -384,29 +381,27 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 #define STAGES 4         /* iterations of weights in flight in the tiled kernels */
 #define RING_BYTES(warps) ((warps) * STAGES * 2 * NCH * WARP * 16)
 
-template <int KIND, int BITS, int G, int NT>
+template <int NT>
 __global__ void __launch_bounds__(SMAX * WARP, NT == 1 ? 2 : 1)
-gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
+gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled signs */
 	   const uint16_t *__restrict__ scales, /* (rows, cols/G) bf16 */
-	   const uint16_t *__restrict__ biases, /* (rows, cols/G) bf16 (affine) */
 	   int rows, int cols,
 	   const uint16_t *__restrict__ x,      /* (n, cols) hi plane */
 	   const uint16_t *__restrict__ xl,     /* (n, cols) lo plane */
-	   const float *__restrict__ xs,        /* (n, cols/32) sums of hi + lo */
 	   int n,
 	   float *__restrict__ y,               /* (n, rows): row xi at y + xi * ldy */
 	   int64_t ldy, int accumulate)
 {
-	constexpr int TC = KIND == K_SIGN ? 512 : 256;  /* columns a chunk (tile_cols) */
+	constexpr int G = 128;                  /* columns a group */
+	constexpr int TC = 512;                 /* columns a chunk (tile_cols) */
 	constexpr int KS = TC / 16;             /* k-steps a chunk */
 	constexpr int KW = KS / 4;              /* k-steps a word */
-	constexpr int SH = KIND == K_SIGN ? 1 : BITS;
 	constexpr int GK = G / 16;              /* k-steps a group */
 	constexpr int NC = NCH;                 /* chunks a warp takes at once */
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarp = blockDim.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
 	const int r0 = blockIdx.x * 16 + g, r1 = r0 + 8;
-	const int nchunks = cols / TC, ngroups = cols / G, xsw = cols / 32;
+	const int nchunks = cols / TC, ngroups = cols / G;
 	const int64_t rowvec = (int64_t)nchunks * 4;
 	const uint4 *w0p = (const uint4 *)wdata + (int64_t)(r0 < rows ? r0 : 0) * rowvec + t;
 	const uint4 *w1p = (const uint4 *)wdata + (int64_t)(r1 < rows ? r1 : 0) * rowvec + t;
@@ -475,19 +470,10 @@ gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
 				#pragma unroll
 				for (int jj = 0; jj < GK; jj++) {
 					const int ks = grp * GK + jj, wi = ks / KW, i0 = (ks % KW) * 2;
-					uint32_t a0, a1, a2, a3;
-					if (KIND == K_SIGN) {
-						a0 = lop3<LUT_NAND_OR>(w0[v][wi] << (15 - i0), 0x80008000u, BF_ONE2);
-						a1 = lop3<LUT_NAND_OR>(w1[v][wi] << (15 - i0), 0x80008000u, BF_ONE2);
-						a2 = lop3<LUT_NAND_OR>(w0[v][wi] << (14 - i0), 0x80008000u, BF_ONE2);
-						a3 = lop3<LUT_NAND_OR>(w1[v][wi] << (14 - i0), 0x80008000u, BF_ONE2);
-					} else {
-						constexpr uint32_t M = (1u << BITS) - 1;
-						a0 = lop3<LUT_AND_OR>(w0[v][wi] >> (SH * i0), M | M << 16, BF_MAGIC2);
-						a1 = lop3<LUT_AND_OR>(w1[v][wi] >> (SH * i0), M | M << 16, BF_MAGIC2);
-						a2 = lop3<LUT_AND_OR>(w0[v][wi] >> (SH * (i0 + 1)), M | M << 16, BF_MAGIC2);
-						a3 = lop3<LUT_AND_OR>(w1[v][wi] >> (SH * (i0 + 1)), M | M << 16, BF_MAGIC2);
-					}
+					const uint32_t a0 = lop3<LUT_NAND_OR>(w0[v][wi] << (15 - i0), 0x80008000u, BF_ONE2);
+					const uint32_t a1 = lop3<LUT_NAND_OR>(w1[v][wi] << (15 - i0), 0x80008000u, BF_ONE2);
+					const uint32_t a2 = lop3<LUT_NAND_OR>(w0[v][wi] << (14 - i0), 0x80008000u, BF_ONE2);
+					const uint32_t a3 = lop3<LUT_NAND_OR>(w1[v][wi] << (14 - i0), 0x80008000u, BF_ONE2);
 					const int col = ch * TC + 16 * ks + 4 * t;
 					#pragma unroll
 					for (int j = 0; j < NT; j++) {
@@ -501,39 +487,15 @@ gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled codes */
 						mma_bf16(d[j], a0, a1, a2, a3, lx.x, lx.y);
 					}
 				}
-				/* the group's scale (and bias) on its partial sums */
+				/* the group's scale on its partial sums */
 				const int gi = (ch * TC + grp * G) / G;
-				float s0 = 0, s1 = 0, o0 = 0, o1 = 0;
-				if (r0 < rows) {
-					s0 = bf2f(scales[(int64_t)r0 * ngroups + gi]);
-					if (KIND == K_AFF)
-						o0 = bf2f(biases[(int64_t)r0 * ngroups + gi]) - 128.0f * s0;
-				}
-				if (r1 < rows) {
-					s1 = bf2f(scales[(int64_t)r1 * ngroups + gi]);
-					if (KIND == K_AFF)
-						o1 = bf2f(biases[(int64_t)r1 * ngroups + gi]) - 128.0f * s1;
-				}
+				const float s0 = r0 < rows ? bf2f(scales[(int64_t)r0 * ngroups + gi]) : 0.0f;
+				const float s1 = r1 < rows ? bf2f(scales[(int64_t)r1 * ngroups + gi]) : 0.0f;
 				#pragma unroll
-				for (int j = 0; j < NT; j++) {
-					float X[2] = { 0.0f, 0.0f };    /* sums of inputs 2t, 2t+1 over the group */
-					if (KIND == K_AFF)
-						#pragma unroll
-						for (int q = 0; q < 2; q++) {
-							const int xi = j * 8 + 2 * t + q;
-							if (xi < n)
-								#pragma unroll
-								for (int k = 0; k < G / 32; k++)
-									X[q] += xs[(int64_t)xi * xsw + gi * (G / 32) + k];
-						}
+				for (int j = 0; j < NT; j++)
 					#pragma unroll
-					for (int e = 0; e < 4; e++) {
-						const float s = e < 2 ? s0 : s1, o = e < 2 ? o0 : o1;
-						acc[j][e] = fmaf(s, c[j][e] + d[j][e], acc[j][e]);
-						if (KIND == K_AFF)
-							acc[j][e] = fmaf(o, X[e & 1], acc[j][e]);
-					}
-				}
+					for (int e = 0; e < 4; e++)
+						acc[j][e] = fmaf(e < 2 ? s0 : s1, c[j][e] + d[j][e], acc[j][e]);
 			}
 		}
 	}
@@ -632,35 +594,24 @@ static int split_for(int rows, int cols, int unit)
 	return s;
 }
 
-typedef void (*tiled_fn)(const void *, const uint16_t *, const uint16_t *, int, int, const uint16_t *,
-			 const uint16_t *, const float *, int, float *, int64_t, int);
+typedef void (*tiled_fn)(const void *, const uint16_t *, int, int, const uint16_t *, const uint16_t *, int, float *,
+			 int64_t, int);
 
-template <int KIND, int BITS, int G>
-static tiled_fn tiled_nt(int n)
+static tiled_fn pick_tiled(int n)
 {
-	return n <= 8 ? gemv_tiled<KIND, BITS, G, 1> : gemv_tiled<KIND, BITS, G, 2>;
+	return n <= 8 ? gemv_tiled<1> : gemv_tiled<2>;
 }
 
-static tiled_fn pick_tiled(const tf_weight *w, int n)
-{
-	int f = w->fmt & ~TF_TILED;
-
-	if (f == TF_SIGN1)
-		return tiled_nt<K_SIGN, 1, 128>(n);
-	return w->group == 32 ? tiled_nt<K_AFF, 2, 32>(n) : w->group == 64 ? tiled_nt<K_AFF, 2, 64>(n)
-								  : tiled_nt<K_AFF, 2, 128>(n);
-}
-
-static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, const float *xs, int n, float *y,
+static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, int n, float *y,
 		     int64_t ldy, int accumulate)
 {
 	if (w->fmt & TF_TILED) {
-		/* a warp takes NCH chunks at once: split as if a unit were NCH/4 chunks */
+		/* sign1 (runtime.cu, tileable); a warp takes NCH chunks at once:
+		 * split as if a unit were NCH/4 chunks */
 		int tc = tile_cols(w->fmt & ~TF_TILED, w->bits), s = split_for((int)w->rows, (int)w->cols, tc * NCH / 4);
-		tiled_fn f = pick_tiled(w, n);
-		CUDA_CHECK(launch_k(f, dim3((unsigned)((w->rows + 15) / 16)), dim3(s * WARP), RING_BYTES(s), w->data,
-				    (const uint16_t *)w->scales, (const uint16_t *)w->biases, (int)w->rows, (int)w->cols,
-				    x, xl, xs, n, y, ldy, accumulate));
+		CUDA_CHECK(launch_k(pick_tiled(n), dim3((unsigned)((w->rows + 15) / 16)), dim3(s * WARP), RING_BYTES(s),
+				    w->data, (const uint16_t *)w->scales, (int)w->rows, (int)w->cols, x, xl, n, y, ldy,
+				    accumulate));
 		return 0;
 	}
 	int unit = 0;
@@ -679,23 +630,10 @@ static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, 
 
 /* the tiled kernels take more than 48 KB of shared memory: allowed once,
  * before any step is captured */
-template <int KIND, int BITS, int G>
-static cudaError_t allow_ring(void)
-{
-	cudaError_t e = cudaFuncSetAttribute(gemv_tiled<KIND, BITS, G, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-					     RING_BYTES(SMAX));
-	if (e == cudaSuccess)
-		e = cudaFuncSetAttribute(gemv_tiled<KIND, BITS, G, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-					 RING_BYTES(SMAX));
-	return e;
-}
-
 int tf_cuda_gemv_setup(void)
 {
-	CUDA_CHECK((allow_ring<K_AFF, 2, 32>()));
-	CUDA_CHECK((allow_ring<K_AFF, 2, 64>()));
-	CUDA_CHECK((allow_ring<K_AFF, 2, 128>()));
-	CUDA_CHECK((allow_ring<K_SIGN, 1, 128>()));
+	CUDA_CHECK(cudaFuncSetAttribute(gemv_tiled<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, RING_BYTES(SMAX)));
+	CUDA_CHECK(cudaFuncSetAttribute(gemv_tiled<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, RING_BYTES(SMAX)));
 	return tf_cuda_gemv_q16_setup();
 }
 
@@ -711,7 +649,6 @@ int tf_cuda_gemv_ld(const tf_weight *w, const uint16_t *x, int n, float *y, int6
 			      (long long)w->rows, (long long)w->cols);
 	const int64_t c = w->cols;
 	const uint16_t *xl = x + n * c;                         /* the lo plane */
-	const float *xs = (const float *)(xl + n * c);          /* the 32-column sums */
 
 	if (tf_cuda_gemv_q16_takes(w)) {
 		tf_q16_in in = { .kind = TF_Q16_SPLIT, .split = x };
@@ -719,7 +656,7 @@ int tf_cuda_gemv_ld(const tf_weight *w, const uint16_t *x, int n, float *y, int6
 	}
 	for (int i = 0; i < n; i += NMAX) {
 		int m = n - i < NMAX ? n - i : NMAX;
-		if (gemv_cuda(w, x + i * c, xl + i * c, xs + i * (c / 32), m, y + i * ldy, ldy, accumulate) < 0)
+		if (gemv_cuda(w, x + i * c, xl + i * c, m, y + i * ldy, ldy, accumulate) < 0)
 			return -1;
 	}
 	return 0;

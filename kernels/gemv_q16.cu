@@ -21,10 +21,10 @@
  * count and a second accumulator.
  *
  * Layout and mapping. A row is read in lane steps: 16 bytes of a tiled row
- * (common.cuh; 2-bit and sign1) for lane t of a chunk (four lanes a chunk,
- * so a warp's loads are 512 contiguous bytes), or the bits of one
- * 32-column block of an untiled row (one lane a block; 4-bit rows are read
- * so, 16 bytes a lane). One warp owns RPW rows whole. The inputs
+ * (common.cuh; sign1) for lane t of a chunk (four lanes a chunk, so a
+ * warp's loads are 512 contiguous bytes), or the bits of one or two
+ * 32-column blocks of an untiled row (one lane a block or two; 16 bytes a
+ * lane for 4-bit rows and for 2-bit rows of whole 64-column chunks). One warp owns RPW rows whole. The inputs
  * are staged once per block in shared memory, each lane step's inputs laid
  * out in the order its code bytes meet them, so a lane fetches a group of
  * them with one or a few 16-byte loads; 16-byte units are swizzled (swz)
@@ -81,9 +81,9 @@ static typename V::ret visit_form(const tf_weight *w, V &v)
 	if (fmt != TF_AFFINE || (g != 32 && g != 64 && g != 128))
 		return v.none();
 	if (tiled)
-		return w->bits == 2 ? visit_g<F2T>(g, v) : v.none();
+		return v.none();
 	switch (w->bits) {
-	case 2: return visit_g<FAP<2>>(g, v);
+	case 2: return w->cols % F2L::CC ? visit_g<FAP<2>>(g, v) : visit_g<F2L>(g, v);
 	case 3: return visit_g<FAP<3>>(g, v);
 	case 4: return visit_g<F4L>(g, v);
 	case 5: return visit_g<FAP<5>>(g, v);
@@ -109,7 +109,7 @@ static cudaError_t each_form(V &v)
 {
 	cudaError_t e = v.template go<F1T, 128>();
 	if (e == cudaSuccess) e = v.template go<F1P, 128>();
-	if (e == cudaSuccess) e = each_g<F2T>(v);
+	if (e == cudaSuccess) e = each_g<F2L>(v);
 	if (e == cudaSuccess) e = each_g<FAP<2>>(v);
 	if (e == cudaSuccess) e = each_g<FAP<3>>(v);
 	if (e == cudaSuccess) e = each_g<F4L>(v);

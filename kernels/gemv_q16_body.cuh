@@ -177,7 +177,7 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 	const int64_t ldy = op.ldy;
 	constexpr int LU = F::XW / 4;                   /* 16-byte input units a lane step */
 	constexpr int STEP = WARP / F::LANES;           /* chunks a warp takes at once */
-	/* the wide-input forms (2-bit and sign1 tiled) and the untiled ones
+	/* the wide-input form (sign1 tiled) and the untiled ones
 	 * (a whole block of inputs a group) hold half the steps when a pass
 	 * has two rows */
 	constexpr int U = NB > 1 && (F::XW >= 32 || F::LANES == 1) && F::U > 1 ? F::U / 2 : F::U;

@@ -306,16 +306,14 @@ static int upload_bf16(tf_cuda_arena *a, const void *src, int sdtype, uint64_t n
 	return rc;
 }
 
-/* whether w goes to the device tiled (common.cuh): the forms gemv.cu reads
- * tiled, on whole chunks. Not 4-bit rows: the decode products read them as
- * MLX packs them, a lane a 32-column block (gemv_q16_forms.cuh, F4L), and
- * prompts dequantize them as they are (gemm.cu). */
+/* whether w goes to the device tiled (common.cuh): sign1 rows with
+ * groups of 128, on whole chunks. Not the affine forms: the decode
+ * products read 2- and 4-bit rows as MLX packs them, a lane a 32-column
+ * block (gemv_q16_forms.cuh, F2L and F4L), and prompts dequantize them as
+ * they are (gemm.cu). */
 static int tileable(const tf_weight *w)
 {
-	return ((w->fmt == TF_AFFINE && w->bits == 2 &&
-		 (w->group == 32 || w->group == 64 || w->group == 128)) ||
-		(w->fmt == TF_SIGN1 && w->group == 128)) &&
-	       w->cols % tile_cols(w->fmt, w->bits) == 0;
+	return w->fmt == TF_SIGN1 && w->group == 128 && w->cols % tile_cols(w->fmt, w->bits) == 0;
 }
 
 /* one thread a word of the tiled rows: gathers the word's codes from the
