@@ -220,53 +220,10 @@ static __device__ __forceinline__ uint32_t code_at(const uint32_t *row, int64_t 
 	return v & ((1u << bits) - 1);
 }
 
-/*
- * The tiled form (device copies only, fmt | TF_TILED): sign1 rows
- * reordered at upload so that a lane's 16-byte load holds exactly the
- * signs it feeds to the tensor cores (gemv.cu); the affine forms stay as
- * MLX packs them (runtime.cu, tileable). A row is cut into chunks of
- * TILE_COLS columns, 64 bytes each: 16 bytes for each of the four lanes t
- * of a quad. Within a chunk, k-step j (16 columns) gives lane t columns
- * 16j + 4t + {0, 1} (pair P = 0) and {2, 3} (P = 1); pair i = (j % KW) * 2
- * + P of word j / KW (KW k-steps a word) holds its first code at field i
- * and its second at field i + 16, fields of one bit from the word's
- * bottom (the layout is written for BITS-bit fields, the second of a pair
- * at i + 16 / BITS). Same bits, same bytes, another order.
- */
-
-static __host__ __device__ __forceinline__ int tile_cols(int fmt, int bits)
-{
-	return fmt == TF_SIGN1 ? 512 : 256;
-}
-
-/* byte offset in the row of the word holding column c, and the bit of its field */
-static __host__ __device__ __forceinline__ void tile_pos(int fmt, int bits, int64_t c, int64_t *byte, int *bit)
-{
-	const int tc = tile_cols(fmt, bits), kw = tc / 64, fields = 32 / bits;  /* k-steps a word */
-	const int64_t ch = c / tc;
-	const int cc = (int)(c % tc), j = cc / 16, t = (cc % 16) / 4, r = cc % 4;
-	const int i = (j % kw) * 2 + r / 2, e = r % 2;
-
-	*byte = ch * 64 + t * 16 + (j / kw) * 4;
-	*bit = (i + e * fields / 2) * bits;
-}
-
 /* element (r, c) of any weight form, dequantized to float; the slow path for
  * shapes and forms the fast kernels do not take, and for embedding rows */
 static __device__ __forceinline__ float weight_at(const tf_weight &w, int64_t r, int64_t c)
 {
-	if (w.fmt & TF_TILED) {
-		int64_t byte;
-		int bit, f = w.fmt & ~TF_TILED;
-		tile_pos(f, w.bits, c, &byte, &bit);
-		uint32_t word = *(const uint32_t *)((const uint8_t *)w.data + r * (w.cols * w.bits / 8) + byte);
-		uint32_t q = (word >> bit) & ((1u << w.bits) - 1);
-		int64_t gi = r * (w.cols / w.group) + c / w.group;
-		float s = load_scalar(w.scales, w.sdtype, gi);
-		if (f == TF_SIGN1)
-			return q ? s : -s;
-		return s * (float)q + load_scalar(w.biases, w.sdtype, gi);
-	}
 	switch (w.fmt) {
 	case TF_F32:
 		return ((const float *)w.data)[r * w.cols + c];

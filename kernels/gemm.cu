@@ -58,6 +58,28 @@ __global__ void dequant_mlx(tf_weight w, int64_t r0, int64_t rows, uint16_t *__r
 	}
 }
 
+/* sign1 rows as MLX packs them (column c in bit c % 32 of word c / 32): a
+ * thread a word, its 32 signs times the group's scale, 16-byte stores */
+__global__ void dequant_sign1(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
+{
+	const int64_t wpr = w.cols / 32, n = rows * wpr, ng = w.cols / w.group;
+	const uint32_t *src = (const uint32_t *)w.data + r0 * wpr;
+
+	for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < n; x += (int64_t)gridDim.x * blockDim.x) {
+		const int64_t r = x / wpr, c = 32 * (x % wpr);
+		const uint32_t word = src[x];
+		const uint32_t s = f2bf(bf2f(((const uint16_t *)w.scales)[(r0 + r) * ng + c / w.group]));
+		const uint32_t m = s ^ 0x8000u; /* -s: the sign bit flipped, as f2bf(-s) */
+		uint32_t v[16];
+		#pragma unroll
+		for (int q = 0; q < 16; q++)
+			v[q] = ((word >> (2 * q)) & 1 ? s : m) | ((word >> (2 * q + 1)) & 1 ? s : m) << 16;
+		#pragma unroll
+		for (int q = 0; q < 4; q++)
+			((uint4 *)(out + r * w.cols + c))[q] = make_uint4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+	}
+}
+
 template <int BITS>
 static void dequant_mlx_g(const tf_weight *w, int64_t r0, int64_t rows, uint16_t *out, unsigned grid, cudaStream_t st)
 {
@@ -65,42 +87,16 @@ static void dequant_mlx_g(const tf_weight *w, int64_t r0, int64_t rows, uint16_t
 		: dequant_mlx<BITS, 128>)<<<grid, 256, 0, st>>>(*w, r0, rows, out);
 }
 
-/* tiled sign1 rows (common.cuh): a thread a 32-bit word, its signs to
- * their columns; the layout constants are compile-time so the index
- * arithmetic is shifts and masks */
-__global__ void dequant_tiled(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
-{
-	constexpr int TC = 512, KW = TC / 64, F = 32, G = 128;
-	const int64_t wpr = w.cols / 32, n = rows * wpr, ng = w.cols / G;
-	const uint32_t *src = (const uint32_t *)w.data + r0 * wpr;
-
-	for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < n; x += (int64_t)gridDim.x * blockDim.x) {
-		const int64_t r = x / wpr, wi = x % wpr, ch = wi / 16;
-		const int t = (int)(wi % 16) / 4, wd = (int)(wi % 4);
-		const uint32_t word = src[x];
-		#pragma unroll
-		for (int f = 0; f < F; f++) {
-			const int i = f % (F / 2), e = f / (F / 2), j = wd * KW + i / 2, P = i % 2;
-			const int64_t c = ch * TC + 16 * j + 4 * t + 2 * P + e, gi = (r0 + r) * ng + c / G;
-			const float s = bf2f(((const uint16_t *)w.scales)[gi]);
-			out[r * w.cols + c] = f2bf((word >> f) & 1 ? s : -s);
-		}
-	}
-}
-
 int tf_cuda_dequant(const tf_weight *w, int64_t r0, int64_t rows, uint16_t *out)
 {
 	const unsigned grid = tf_cuda_sms() * 8;
 	cudaStream_t st = tf_cuda_stream_get();
 
-	if (w->fmt & TF_TILED) {        /* sign1 (runtime.cu, tileable) */
-		dequant_tiled<<<grid, 256, 0, st>>>(*w, r0, rows, out);
-		LAUNCH_CHECK();
-		return 0;
-	}
 	if (w->fmt == TF_AFFINE && (w->bits == 2 || w->bits == 4) && w->sdtype == TF_BF16 &&
 	    (w->group == 32 || w->group == 64 || w->group == 128) && w->cols % w->group == 0)
 		(w->bits == 2 ? dequant_mlx_g<2> : dequant_mlx_g<4>)(w, r0, rows, out, grid, st);
+	else if (w->fmt == TF_SIGN1 && w->sdtype == TF_BF16 && w->cols % w->group == 0 && w->group % 32 == 0)
+		dequant_sign1<<<grid, 256, 0, st>>>(*w, r0, rows, out);
 	else
 		dequant_rows<<<grid, 256, 0, st>>>(*w, r0, rows, out);
 	LAUNCH_CHECK();

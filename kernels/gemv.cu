@@ -366,145 +366,6 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 	warps_store<NT>(acc[0], red, nwarp, n, rows, r0, r1, t, y, ldy, accumulate);
 }
 
-/*
- * The tiled form (sign1 with groups of 128; layout in common.cuh). The
- * four lanes of a quad read one 64-byte chunk of a row together, and each
- * k-step's sixteen columns lie in one quantization group. So the tensor
- * cores take the signs themselves, +-1 in bf16 (one lop3 a pair), and the
- * scale is applied once per group to the group's partial sums in fp32.
- * That is about half the instructions a code of the per-pair
- * dequantization above.
- */
-#define LUT_NAND_OR     ((~0xf0 & 0xcc & 0xff) | 0xaa)  /* (~a & b) | c */
-
-#define NCH 2            /* chunks a lane loads at once in the tiled kernels */
-#define STAGES 4         /* iterations of weights in flight in the tiled kernels */
-#define RING_BYTES(warps) ((warps) * STAGES * 2 * NCH * WARP * 16)
-
-template <int NT>
-__global__ void __launch_bounds__(SMAX * WARP, NT == 1 ? 2 : 1)
-gemv_tiled(const void *__restrict__ wdata,      /* (rows, cols) tiled signs */
-	   const uint16_t *__restrict__ scales, /* (rows, cols/G) bf16 */
-	   int rows, int cols,
-	   const uint16_t *__restrict__ x,      /* (n, cols) hi plane */
-	   const uint16_t *__restrict__ xl,     /* (n, cols) lo plane */
-	   int n,
-	   float *__restrict__ y,               /* (n, rows): row xi at y + xi * ldy */
-	   int64_t ldy, int accumulate)
-{
-	constexpr int G = 128;                  /* columns a group */
-	constexpr int TC = 512;                 /* columns a chunk (tile_cols) */
-	constexpr int KS = TC / 16;             /* k-steps a chunk */
-	constexpr int KW = KS / 4;              /* k-steps a word */
-	constexpr int GK = G / 16;              /* k-steps a group */
-	constexpr int NC = NCH;                 /* chunks a warp takes at once */
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarp = blockDim.x >> 5;
-	const int g = lane >> 2, t = lane & 3;
-	const int r0 = blockIdx.x * 16 + g, r1 = r0 + 8;
-	const int nchunks = cols / TC, ngroups = cols / G;
-	const int64_t rowvec = (int64_t)nchunks * 4;
-	const uint4 *w0p = (const uint4 *)wdata + (int64_t)(r0 < rows ? r0 : 0) * rowvec + t;
-	const uint4 *w1p = (const uint4 *)wdata + (int64_t)(r1 < rows ? r1 : 0) * rowvec + t;
-	float acc[NT][4];
-	__shared__ float red[SMAX - 1][NT * 4][WARP];
-
-	#pragma unroll
-	for (int j = 0; j < NT; j++)
-		acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
-
-	/* the weights stream through a STAGES-deep ring in shared memory, one
-	 * per warp: the copies for STAGES-1 iterations ahead are in flight
-	 * while an iteration computes, so enough bytes are on their way to
-	 * cover memory latency without holding them in registers; [slot][k]
-	 * [lane] puts consecutive lanes in consecutive 16 bytes (no bank
-	 * conflicts) */
-	extern __shared__ uint4 ring[];         /* (warps, STAGES, 2*NC, 32) */
-	uint4 *mine = ring + (int64_t)warp * STAGES * 2 * NC * WARP + lane;
-	const int niter = (nchunks + NC * nwarp - 1) / (NC * nwarp);
-	auto issue = [&](int it) {
-		const int ch0 = (it * nwarp + warp) * NC;
-		uint4 *slot = mine + (it % STAGES) * 2 * NC * WARP;
-		#pragma unroll
-		for (int v = 0; v < NC; v++) {
-			const bool cv = ch0 + v < nchunks && it < niter;
-			cp_async16(slot + (2 * v) * WARP, w0p + (int64_t)(cv ? ch0 + v : 0) * 4, cv && r0 < rows);
-			cp_async16(slot + (2 * v + 1) * WARP, w1p + (int64_t)(cv ? ch0 + v : 0) * 4, cv && r1 < rows);
-		}
-		cp_commit();
-	};
-	#pragma unroll
-	for (int s = 0; s < STAGES - 1; s++)
-		issue(s);
-	/* those weights are in flight before this waits for the kernel that
-	 * wrote x (PDL, common.cuh) */
-	pdl_trigger();
-	pdl_wait();
-
-	for (int it = 0; it < niter; it++) {
-		const int ch0 = (it * nwarp + warp) * NC;
-		uint32_t w0[NC][4], w1[NC][4];
-
-		issue(it + STAGES - 1);
-		cp_wait<STAGES - 1>();          /* this iteration's group has landed */
-		const uint4 *slot = mine + (it % STAGES) * 2 * NC * WARP;
-		#pragma unroll
-		for (int v = 0; v < NC; v++) {
-			uint4 a = slot[(2 * v) * WARP], b = slot[(2 * v + 1) * WARP];
-			w0[v][0] = a.x; w0[v][1] = a.y; w0[v][2] = a.z; w0[v][3] = a.w;
-			w1[v][0] = b.x; w1[v][1] = b.y; w1[v][2] = b.z; w1[v][3] = b.w;
-		}
-
-		#pragma unroll
-		for (int v = 0; v < NC; v++) {
-			const int ch = ch0 + v;
-			if (ch >= nchunks)
-				break;
-			#pragma unroll
-			for (int grp = 0; grp < KS / GK; grp++) {
-				float c[NT][4], d[NT][4];       /* the group's sums: hi inputs, lo inputs */
-				#pragma unroll
-				for (int j = 0; j < NT; j++)
-					#pragma unroll
-					for (int e = 0; e < 4; e++)
-						c[j][e] = d[j][e] = 0.0f;
-				#pragma unroll
-				for (int jj = 0; jj < GK; jj++) {
-					const int ks = grp * GK + jj, wi = ks / KW, i0 = (ks % KW) * 2;
-					const uint32_t a0 = lop3<LUT_NAND_OR>(w0[v][wi] << (15 - i0), 0x80008000u, BF_ONE2);
-					const uint32_t a1 = lop3<LUT_NAND_OR>(w1[v][wi] << (15 - i0), 0x80008000u, BF_ONE2);
-					const uint32_t a2 = lop3<LUT_NAND_OR>(w0[v][wi] << (14 - i0), 0x80008000u, BF_ONE2);
-					const uint32_t a3 = lop3<LUT_NAND_OR>(w1[v][wi] << (14 - i0), 0x80008000u, BF_ONE2);
-					const int col = ch * TC + 16 * ks + 4 * t;
-					#pragma unroll
-					for (int j = 0; j < NT; j++) {
-						const int xi = j * 8 + g;
-						uint2 hx = make_uint2(0, 0), lx = hx;
-						if (xi < n) {
-							hx = __ldg((const uint2 *)(x + (int64_t)xi * cols + col));
-							lx = __ldg((const uint2 *)(xl + (int64_t)xi * cols + col));
-						}
-						mma_bf16(c[j], a0, a1, a2, a3, hx.x, hx.y);
-						mma_bf16(d[j], a0, a1, a2, a3, lx.x, lx.y);
-					}
-				}
-				/* the group's scale on its partial sums */
-				const int gi = (ch * TC + grp * G) / G;
-				const float s0 = r0 < rows ? bf2f(scales[(int64_t)r0 * ngroups + gi]) : 0.0f;
-				const float s1 = r1 < rows ? bf2f(scales[(int64_t)r1 * ngroups + gi]) : 0.0f;
-				#pragma unroll
-				for (int j = 0; j < NT; j++)
-					#pragma unroll
-					for (int e = 0; e < 4; e++)
-						acc[j][e] = fmaf(e < 2 ? s0 : s1, c[j][e] + d[j][e], acc[j][e]);
-			}
-		}
-	}
-	cp_wait<0>();
-
-	/* warp 0 adds the other warps' partial sums in warp order */
-	warps_store<NT>(acc, red, nwarp, n, rows, r0, r1, t, y, ldy, accumulate);
-}
-
 /* any form, any shape: a warp per weight row, lanes stride the columns and
  * every input row has its own accumulator, summed by a fixed butterfly */
 __global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, const uint16_t *__restrict__ xl, int n,
@@ -594,26 +455,9 @@ static int split_for(int rows, int cols, int unit)
 	return s;
 }
 
-typedef void (*tiled_fn)(const void *, const uint16_t *, int, int, const uint16_t *, const uint16_t *, int, float *,
-			 int64_t, int);
-
-static tiled_fn pick_tiled(int n)
-{
-	return n <= 8 ? gemv_tiled<1> : gemv_tiled<2>;
-}
-
 static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, int n, float *y,
 		     int64_t ldy, int accumulate)
 {
-	if (w->fmt & TF_TILED) {
-		/* sign1 (runtime.cu, tileable); a warp takes NCH chunks at once:
-		 * split as if a unit were NCH/4 chunks */
-		int tc = tile_cols(w->fmt & ~TF_TILED, w->bits), s = split_for((int)w->rows, (int)w->cols, tc * NCH / 4);
-		CUDA_CHECK(launch_k(pick_tiled(n), dim3((unsigned)((w->rows + 15) / 16)), dim3(s * WARP), RING_BYTES(s),
-				    w->data, (const uint16_t *)w->scales, (int)w->rows, (int)w->cols, x, xl, n, y, ldy,
-				    accumulate));
-		return 0;
-	}
 	int unit = 0;
 	gemv_fn f = pick(w, n, &unit);
 
@@ -628,12 +472,8 @@ static int gemv_cuda(const tf_weight *w, const uint16_t *x, const uint16_t *xl, 
 	return 0;
 }
 
-/* the tiled kernels take more than 48 KB of shared memory: allowed once,
- * before any step is captured */
 int tf_cuda_gemv_setup(void)
 {
-	CUDA_CHECK(cudaFuncSetAttribute(gemv_tiled<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, RING_BYTES(SMAX)));
-	CUDA_CHECK(cudaFuncSetAttribute(gemv_tiled<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, RING_BYTES(SMAX)));
 	return tf_cuda_gemv_q16_setup();
 }
 

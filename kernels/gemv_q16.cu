@@ -20,11 +20,11 @@
  * (t9100). A second int8 plane for the residual costs the same dp4a
  * count and a second accumulator.
  *
- * Layout and mapping. A row is read in lane steps: 16 bytes of a tiled row
- * (common.cuh; sign1) for lane t of a chunk (four lanes a chunk, so a
- * warp's loads are 512 contiguous bytes), or the bits of one or two
- * 32-column blocks of an untiled row (one lane a block or two; 16 bytes a
- * lane for 4-bit rows and for 2-bit rows of whole 64-column chunks). One warp owns RPW rows whole. The inputs
+ * Layout and mapping. Rows are read as MLX packs them, in lane steps: the
+ * bits of one or more 32-column blocks a lane, 16 bytes a lane for 4-bit
+ * rows, 2-bit rows of whole 64-column chunks and sign1 (a group of 128
+ * columns), so a warp's loads are 512 contiguous bytes. A block's sum is
+ * one lane's, scaled once. One warp owns RPW rows whole. The inputs
  * are staged once per block in shared memory, each lane step's inputs laid
  * out in the order its code bytes meet them, so a lane fetches a group of
  * them with one or a few 16-byte loads; 16-byte units are swizzled (swz)
@@ -74,13 +74,11 @@ static typename V::ret visit_g(int g, V &v)
 template <class V>
 static typename V::ret visit_form(const tf_weight *w, V &v)
 {
-	const int tiled = !!(w->fmt & TF_TILED), fmt = w->fmt & ~TF_TILED, g = w->group;
+	const int fmt = w->fmt, g = w->group;
 
 	if (fmt == TF_SIGN1)
-		return g != 128 ? v.none() : tiled ? v.template go<F1T, 128>() : v.template go<F1P, 128>();
+		return g != 128 ? v.none() : v.template go<F1L, 128>();
 	if (fmt != TF_AFFINE || (g != 32 && g != 64 && g != 128))
-		return v.none();
-	if (tiled)
 		return v.none();
 	switch (w->bits) {
 	case 2: return w->cols % F2L::CC ? visit_g<FAP<2>>(g, v) : visit_g<F2L>(g, v);
@@ -107,8 +105,7 @@ static cudaError_t each_g(V &v)
 template <class V>
 static cudaError_t each_form(V &v)
 {
-	cudaError_t e = v.template go<F1T, 128>();
-	if (e == cudaSuccess) e = v.template go<F1P, 128>();
+	cudaError_t e = v.template go<F1L, 128>();
 	if (e == cudaSuccess) e = each_g<F2L>(v);
 	if (e == cudaSuccess) e = each_g<FAP<2>>(v);
 	if (e == cudaSuccess) e = each_g<FAP<3>>(v);
@@ -142,7 +139,7 @@ static int q16_check(const tf_weight *w, const tf_q16_in *in, int epi)
 	const int64_t c = w->cols;
 
 	if (!tf_cuda_gemv_q16_takes(w))
-		return tf_err("no int16-input kernel for a %s%d g%d weight of %lld x %lld", tf_fmt_name(w->fmt & ~TF_TILED),
+		return tf_err("no int16-input kernel for a %s%d g%d weight of %lld x %lld", tf_fmt_name(w->fmt),
 			      w->bits, w->group, (long long)w->rows, (long long)c);
 	if (in->kind != TF_Q16_SPLIT && (((uintptr_t)in->x | (uintptr_t)in->w) & 15 || in->ldx % 4))
 		return tf_err("int16-input product: f32 rows and factors must be 16-byte aligned");
@@ -258,7 +255,7 @@ int tf_cuda_gemv_q16_gnorm_takes(int d, int64_t cols)
 
 int tf_cuda_gemv_q16_takes(const tf_weight *w)
 {
-	const int fmt = w->fmt & ~TF_TILED;
+	const int fmt = w->fmt;
 	int nbmax;
 
 	return !disabled() && (fmt == TF_AFFINE || fmt == TF_SIGN1) && w->group >= 32 && w->sdtype == TF_BF16 &&

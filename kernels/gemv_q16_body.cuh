@@ -177,10 +177,9 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 	const int64_t ldy = op.ldy;
 	constexpr int LU = F::XW / 4;                   /* 16-byte input units a lane step */
 	constexpr int STEP = WARP / F::LANES;           /* chunks a warp takes at once */
-	/* the wide-input form (sign1 tiled) and the untiled ones
-	 * (a whole block of inputs a group) hold half the steps when a pass
-	 * has two rows */
-	constexpr int U = NB > 1 && (F::XW >= 32 || F::LANES == 1) && F::U > 1 ? F::U / 2 : F::U;
+	/* a lane holds a whole block of inputs a group, so a pass of two
+	 * rows or more holds half the steps */
+	constexpr int U = NB > 1 && F::U > 1 ? F::U / 2 : F::U;
 	constexpr int GPC = F::CC >= G ? F::CC / G : 1; /* groups a chunk */
 	constexpr int SW = (GPC + 1) / 2;               /* 32-bit words of a chunk's bf16 scales */
 	extern __shared__ uint4 sm[];

@@ -44,15 +44,6 @@ static __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b)
 	return d;
 }
 
-/* column within its chunk of field F of word wi of lane t, in the tiled
- * form of TC columns a chunk (the inverse of tile_pos in common.cuh) */
-static __host__ __device__ __forceinline__ int tiled_col(int tc, int bits, int t, int wi, int F)
-{
-	const int kw = tc / 64, half = 16 / bits;
-	const int i = F % half, e = F / half, j = wi * kw + i / 2;
-	return 16 * j + 4 * t + 2 * (i % 2) + e;
-}
-
 /*
  * The forms. Each gives: LANES lanes a chunk of CC columns; WORDS 32-bit
  * words of codes a lane step; the lane step's int16 inputs as NG groups of
@@ -135,56 +126,29 @@ struct F2L {
 	}
 };
 
-/* sign1 tiled: word wi is one 128-column group, blocks 4wi .. 4wi + 3,
- * taken as groups 2wi and 2wi + 1 of two blocks each (a lane holds 8
- * words of inputs, not 16: the sign1 products are the shortest of
- * registers); the byte pairs (0, 2) hold blocks 0 and 1 of the word, (1,
- * 3) blocks 2 and 3. prmt of w << s and w << (s + 1) picks bits 7 - s and
- * 6 - s of two bytes as four 0x00/0xff masks: mask . x = -(sum of x where
- * the bit is set) */
-struct F1T {
-	static constexpr int LANES = 4, WORDS = 4, NG = 8, GW = 8, GB = 2, CC = 512, BITS = 1, U = 4, NBMAX = 2;
+/* sign1 as MLX packs it (column c in bit c % 32 of word c / 32), groups of
+ * 128: one lane a group, its four words (blocks) in one 16-byte lane step,
+ * the blocks summed as I d before the group's scale (BPS in q16_run).
+ * w << s has bits 7 - s, 15 - s, 23 - s, 31 - s at the tops of its bytes,
+ * which prmt's sign mode makes 0x00/0xff masks: mask . x = -(sum of x where
+ * the bit is set). Against a tiled form of four lanes a chunk of 512
+ * columns, each lane's word spread over four blocks: tg128 185.7 to 224.2
+ * tokens/s on the 27B sign1. */
+struct F1L {
+	static constexpr int LANES = 1, WORDS = 4, NG = 4, GW = 16, GB = 1, CC = 128, BITS = 1, U = 4, NBMAX = 2;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = true;
 	static __device__ __forceinline__ int col(int t, int k)
 	{
-		const int d = (k / 4) % 8, b = k % 4, src = d / 4 + 2 * (b % 2), sh = 2 * (d % 4) + b / 2;
-		return tiled_col(CC, BITS, t, k / 32, 8 * src + 7 - sh);
-	}
-	static __device__ __forceinline__ void sums(int g, const uint32_t *w, const uint32_t *x, int *I)
-	{
-		uint32_t v[8];
-		#pragma unroll
-		for (int s = 0; s < 8; s++)
-			v[s] = w[g / 2] << s;
-		/* the block of mask d within the word: bits 7..4 of a byte
-		 * are the second block of its pair, 3..0 the first */
-		if (g % 2 == 0) {
-			I[1] = dot4<false>(prmt<0xeca8>(v[2], v[3]), x + 2, dot4<false>(prmt<0xeca8>(v[0], v[1]), x, 0));
-			I[0] = dot4<false>(prmt<0xeca8>(v[6], v[7]), x + 6, dot4<false>(prmt<0xeca8>(v[4], v[5]), x + 4, 0));
-		} else {
-			I[1] = dot4<false>(prmt<0xfdb9>(v[2], v[3]), x + 2, dot4<false>(prmt<0xfdb9>(v[0], v[1]), x, 0));
-			I[0] = dot4<false>(prmt<0xfdb9>(v[6], v[7]), x + 6, dot4<false>(prmt<0xfdb9>(v[4], v[5]), x + 4, 0));
-		}
-	}
-};
-
-/* sign1 untiled: one lane a block, one word; w << s has bits 7 - s, 15 - s,
- * 23 - s, 31 - s at the tops of its bytes */
-struct F1P {
-	static constexpr int LANES = 1, WORDS = 1, NG = 1, GW = 16, GB = 1, CC = 32, BITS = 1, U = 8, NBMAX = 4;
-	static constexpr int XW = NG * GW, NBLK = NG * GB;
-	static constexpr bool SIGN = true;
-	static __device__ __forceinline__ int col(int t, int k)
-	{
-		return 8 * (k % 4) + 7 - k / 4;
+		const int j = k % 32;   /* input j of block k / 32: bit 7 - j / 4 of byte j % 4 */
+		return 32 * (k / 32) + 8 * (j % 4) + 7 - j / 4;
 	}
 	static __device__ __forceinline__ void sums(int g, const uint32_t *w, const uint32_t *x, int *I)
 	{
 		int s = 0;
 		#pragma unroll
 		for (int i = 0; i < 8; i++)
-			s = dot4<false>(prmt<0xba98>(w[0] << i, 0), x + 2 * i, s);
+			s = dot4<false>(prmt<0xba98>(w[g] << i, 0), x + 2 * i, s);
 		I[0] = s;
 	}
 };

@@ -306,41 +306,8 @@ static int upload_bf16(tf_cuda_arena *a, const void *src, int sdtype, uint64_t n
 	return rc;
 }
 
-/* whether w goes to the device tiled (common.cuh): sign1 rows with
- * groups of 128, on whole chunks. Not the affine forms: the decode
- * products read 2- and 4-bit rows as MLX packs them, a lane a 32-column
- * block (gemv_q16_forms.cuh, F2L and F4L), and prompts dequantize them as
- * they are (gemm.cu). */
-static int tileable(const tf_weight *w)
-{
-	return w->fmt == TF_SIGN1 && w->group == 128 && w->cols % tile_cols(w->fmt, w->bits) == 0;
-}
-
-/* one thread a word of the tiled rows: gathers the word's codes from the
- * row in MLX order (rows, cols * bits / 32 words) */
-__global__ void tile_rows(const uint32_t *__restrict__ src, uint32_t *__restrict__ dst, int fmt, int bits,
-			  int64_t rows, int64_t cols)
-{
-	const int64_t wpr = cols * bits / 32, n = rows * wpr;
-	const int tc = tile_cols(fmt, bits), kw = tc / 64, fields = 32 / bits;
-
-	for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < n; x += (int64_t)gridDim.x * blockDim.x) {
-		const int64_t r = x / wpr, wi = x % wpr, ch = wi / 16;
-		const int t = (int)(wi % 16) / 4, w = (int)(wi % 4);
-		uint32_t out = 0;
-		for (int f = 0; f < fields; f++) {
-			/* field f holds pair i = f % (fields/2), element e = f / (fields/2) */
-			int i = f % (fields / 2), e = f / (fields / 2);
-			int j = w * kw + i / 2, P = i % 2;
-			int64_t c = ch * tc + 16 * j + 4 * t + 2 * P + e;
-			out |= code_at(src + r * wpr, c, bits) << (f * bits);
-		}
-		dst[x] = out;
-	}
-}
-
-/* the codes or values of host into room taken from a, tiled where the form
- * allows: dev gets data and fmt */
+/* the codes or values of host, as they are (the kernels read every form
+ * in its own order), into room taken from a: dev gets data */
 static int tf_cuda_weight_upload_data(tf_cuda_arena *a, const tf_weight *host, tf_weight *dev)
 {
 	uint64_t nb = data_bytes(host);
@@ -348,25 +315,8 @@ static int tf_cuda_weight_upload_data(tf_cuda_arena *a, const tf_weight *host, t
 
 	*dev = *host;
 	d = tf_cuda_arena_take(a, nb);
-	if (!d)
+	if (!d || tf_cuda_upload(d, host->data, nb) < 0)
 		return -1;
-	if (tileable(host)) {
-		/* the codes go up as they are, then into the tiled order */
-		void *tmp = tf_cuda_alloc(nb, "the weight upload");
-		if (!tmp || tf_cuda_upload(tmp, host->data, nb) < 0) {
-			tf_cuda_free(tmp);
-			return -1;
-		}
-		tile_rows<<<tf_cuda_sms() * 8, 256, 0, stream>>>((const uint32_t *)tmp, (uint32_t *)d,
-								 host->fmt, host->fmt == TF_SIGN1 ? 1 : host->bits,
-								 host->rows, host->cols);
-		cudaError_t e = cudaStreamSynchronize(stream);
-		tf_cuda_free(tmp);
-		CUDA_CHECK(e);
-		dev->fmt |= TF_TILED;
-	} else if (tf_cuda_upload(d, host->data, nb) < 0) {
-		return -1;
-	}
 	dev->data = d;
 	return 0;
 }
@@ -428,11 +378,9 @@ int tf_cuda_weight_upload_cat(tf_cuda_arena *a, const tf_weight *const *parts, i
 		 * rounded up as every take is (the part writes data_bytes, no more,
 		 * so the parts stay back to back as one weight's rows) */
 		tf_cuda_arena sub = { d + off, align_up(data_bytes(parts[k])), 0 };
-		/* the part's rows, tiled like a weight of its own */
 		if (tf_cuda_weight_upload_data(&sub, parts[k], &one) < 0)
 			return -1;
 		off += data_bytes(parts[k]);
-		dev->fmt = one.fmt;
 	}
 	if (g && (upload_bf16_cat((uint16_t *)dev->scales, parts, np, 0) < 0 ||
 		  (all.fmt == TF_AFFINE && upload_bf16_cat((uint16_t *)dev->biases, parts, np, 1) < 0)))
@@ -448,8 +396,6 @@ int tf_cuda_weight_alloc(tf_cuda_arena *a, const tf_weight *shape, tf_weight *de
 	dev->scales = dev->biases = NULL;
 	if (!(dev->data = tf_cuda_arena_take(a, data_bytes(shape))))
 		return -1;
-	if (tileable(shape))
-		dev->fmt |= TF_TILED;   /* random codes need no reordering */
 	if (g) {
 		dev->sdtype = TF_BF16;
 		if (!(dev->scales = tf_cuda_arena_take(a, 2 * g)))

@@ -18,10 +18,6 @@
 extern "C" {
 #endif
 
-/* a device weight's fmt has this bit when its codes are in the tiled order
- * of kernels/common.cuh (2- and 4-bit affine, sign1) */
-#define TF_TILED 0x100
-
 typedef struct {
 	char name[256];
 	int sms;                /* multiprocessors */

@@ -412,7 +412,6 @@ static int sweep(tf_gpu_seq *g, uint64_t *bytes)
 #define W(w) do { \
 		tf_weight h_ = (w); \
 		TRY(tf_cuda_gemv(&h_, g->x16, 1, g->logits, 0)); \
-		h_.fmt &= ~TF_TILED; \
 		b += tf_weight_bytes(&h_); \
 	} while (0)
 #define F(f) do { for (int k = 0; k < (f).n; k++) W((f).w[k]); } while (0)

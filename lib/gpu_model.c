@@ -174,7 +174,7 @@ static int synth_w(tf_cuda_arena *a, const tf_weight *shape, tf_weight *d, uint6
 
 	if (tf_cuda_weight_alloc(a, shape, d) < 0)
 		return -1;
-	switch (d->fmt & ~TF_TILED) {
+	switch (d->fmt) {
 	case TF_BF16:
 		return tf_cuda_fill_bf16((uint16_t *)d->data, n, 1.7f * r, ++*seed);
 	case TF_AFFINE: {
@@ -188,7 +188,7 @@ static int synth_w(tf_cuda_arena *a, const tf_weight *shape, tf_weight *d, uint6
 		return tf_cuda_fill_bits((void *)d->data, n / 8, ++*seed) ||
 		       tf_cuda_fill_bf16((uint16_t *)d->scales, n / d->group, r, ++*seed) ? -1 : 0;
 	}
-	return tf_err("synthetic weights of form %s are not supported", tf_fmt_name(d->fmt & ~TF_TILED));
+	return tf_err("synthetic weights of form %s are not supported", tf_fmt_name(d->fmt));
 }
 
 static int synth_v(tf_cuda_arena *a, int64_t n, float v, float **out)

@@ -735,7 +735,7 @@ static void test_draws(void)
 
 static void test_embed_gemm(void)
 {
-	/* 512 columns: the sign1 weights go up tiled, the affine ones as MLX packs them */
+	/* 512 columns */
 	static const int forms[][3] = { { TF_BF16, 16, 0 }, { TF_F32, 32, 0 }, { TF_F16, 16, 0 }, { TF_SIGN1, 1, 128 },
 					{ TF_AFFINE, 3, 64 }, { TF_AFFINE, 4, 64 }, { TF_AFFINE, 8, 32 }, { TF_AFFINE, 2, 128 },
 					{ TF_AFFINE, 4, 32 } };
