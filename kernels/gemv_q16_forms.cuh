@@ -62,14 +62,14 @@ static __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b)
  */
 
 /* 4-bit as MLX packs it (code m of a word in bits 4m): one lane a 32-column
- * block, its four words, so a block's sum is one lane's and gets its
- * scale once. A tiled form of four lanes a block, each scaling its share
- * (three more float instructions a word), measured 598.1 against 617.5
- * tokens/s on the 9B 4-bit and 178.1 against 181.7 on the 27B in one
- * build with both (README: the build without the tiled form runs the 9B
- * at 600 to 603, the same instructions placed elsewhere). w & 0x0f0f0f0f holds the word's codes 0, 2, 4, 6 and (w >> 4) &
- * 0x0f0f0f0f codes 1, 3, 5, 7; word i's inputs are x[4i .. 4i + 3] in that
- * order, one 16-byte unit a word. */
+ * block, its four words, so a block's sum is one lane's and gets its scale
+ * once. A tiled form of four lanes a block, each scaling its share (three
+ * more float instructions a word), measured 598.1 against 617.5 tokens/s on
+ * the 9B 4-bit and 178.1 against 181.7 on the 27B in one build with both
+ * (README: the build without the tiled form runs the 9B at 600 to 603, the
+ * same instructions placed elsewhere). w & 0x0f0f0f0f holds the word's
+ * codes 0, 2, 4, 6 and (w >> 4) & 0x0f0f0f0f codes 1, 3, 5, 7; word i's
+ * inputs are x[4i .. 4i + 3] in that order, one 16-byte unit a word. */
 struct F4L {
 	static constexpr int LANES = 1, WORDS = 4, NG = 1, GW = 16, GB = 1, CC = 32, BITS = 4, U = 4, NBMAX = 4;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;
@@ -94,13 +94,12 @@ struct F4L {
 
 /* 2-bit as MLX packs it (code m of a word in bits 2m), rows of whole
  * 64-column chunks (FAP<2> takes the others): one lane two 32-column
- * blocks, two words each, so a block's sum is one lane's and gets its
- * scale once, as F4L. Against a tiled form of four lanes a chunk of 256
- * columns: tg128 622 to 675 tokens/s on a 9B 2-bit (q2g64), 182 to 220
- * on a 27B. (w >> 2e) & 0x03030303 holds a word's
- * codes e, e + 4, e + 8, e + 12; group g (block g of the lane step) meets
- * them with x[16g + 8i + 2e] (columns e, e + 4 of word i) and x[16g + 8i +
- * 2e + 1] (e + 8, e + 12). */
+ * blocks, two words each, so a block's sum is one lane's and gets its scale
+ * once, as F4L. Against a tiled form of four lanes a chunk of 256 columns:
+ * tg128 622 to 675 tokens/s on a 9B 2-bit (q2g64), 182 to 220 on a 27B.
+ * (w >> 2e) & 0x03030303 holds a word's codes e, e + 4, e + 8, e + 12;
+ * block g of the lane step meets them with x[8i + 2e] of its inputs
+ * (columns e, e + 4 of word i) and x[8i + 2e + 1] (e + 8, e + 12). */
 struct F2L {
 	static constexpr int LANES = 1, WORDS = 4, NG = 2, GW = 16, GB = 1, CC = 64, BITS = 2, U = 4, NBMAX = 2;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;
