@@ -21,14 +21,15 @@
  * count and a second accumulator.
  *
  * Layout and mapping. Rows are read as MLX packs them, in lane steps: the
- * bits of one or more 32-column blocks a lane, 16 bytes a lane for 4-bit
- * rows, 2-bit rows of whole 64-column chunks and sign1 (a group of 128
- * columns), so a warp's loads are 512 contiguous bytes. A block's sum is
- * one lane's, scaled once. One warp owns RPW rows whole. The inputs
- * are staged once per block in shared memory, each lane step's inputs laid
- * out in the order its code bytes meet them, so a lane fetches a group of
- * them with one or a few 16-byte loads; 16-byte units are swizzled (swz)
- * so the eight lanes of a quarter warp hit distinct banks.
+ * bits of one or more 32-column blocks a lane, consecutive lanes on
+ * consecutive blocks. 4-bit rows, 2-bit rows of whole 64-column chunks and
+ * sign1 (a group of 128 columns) take 16 bytes a lane, so a warp's loads
+ * are 512 contiguous bytes; the other widths one block a lane (B words). A
+ * block's sum is one lane's, scaled once. One warp owns RPW rows whole. The
+ * inputs are staged once per block in shared memory, each lane step's
+ * inputs laid out in the order its code bytes meet them, so a lane fetches
+ * a group of them with one or a few 16-byte loads; 16-byte units are
+ * swizzled (swz) so the eight lanes of a quarter warp hit distinct banks.
  *
  * Order. A lane takes its chunks in order, its blocks in order; the warp
  * adds its lanes with a fixed butterfly. Neither NB (input rows a pass),
