@@ -360,25 +360,17 @@ static int upload_bf16_cat(uint16_t *d, const tf_weight *const *parts, int np, i
 int tf_cuda_weight_upload_cat(tf_cuda_arena *a, const tf_weight *const *parts, int np, tf_weight *dev)
 {
 	tf_weight all = *parts[0];
-	uint64_t nb = 0, g = 0, off = 0;
-	char *d;
+	uint64_t g = 0, off = 0;
 
 	for (int k = 1; k < np; k++)
 		all.rows += parts[k]->rows;
-	for (int k = 0; k < np; k++) {
-		nb += data_bytes(parts[k]);
+	for (int k = 0; k < np; k++)
 		g += group_count(parts[k]);
-	}
 	if (tf_cuda_weight_alloc(a, &all, dev) < 0)
 		return -1;
-	d = (char *)dev->data;
+	/* the parts' codes back to back, as one weight's rows */
 	for (int k = 0; k < np; k++) {
-		tf_weight one;
-		/* the sub-arena only has to admit the part's own bytes; its size is
-		 * rounded up as every take is (the part writes data_bytes, no more,
-		 * so the parts stay back to back as one weight's rows) */
-		tf_cuda_arena sub = { d + off, align_up(data_bytes(parts[k])), 0 };
-		if (tf_cuda_weight_upload_data(&sub, parts[k], &one) < 0)
+		if (tf_cuda_upload((char *)dev->data + off, parts[k]->data, data_bytes(parts[k])) < 0)
 			return -1;
 		off += data_bytes(parts[k]);
 	}

@@ -242,7 +242,7 @@ int main(void)
 
 	cuda_or_skip();
 	for (unsigned i = 0; i < sizeof forms / sizeof *forms; i++) {
-		/* 1024 columns; the rows input also on 1024 and a group */
+		/* 1024 columns; the rows input also on a group more */
 		run(&forms[i], TF_Q16_NORM, TF_Q16_STORE, 96, 1024);
 		run(&forms[i], TF_Q16_NORM, TF_Q16_SWIGLU, 4098, 1024);
 		run(&forms[i], TF_Q16_GNORM, TF_Q16_ACC, 77, 1024);
