@@ -66,21 +66,43 @@ __global__ void __launch_bounds__(ST) argmax_part(const float *__restrict__ logi
 	}
 }
 
-/* pass 2: the slices of a row in order */
+/* pass 2: the slices of a row in order. A warp loads every slice's result
+ * at once into shared memory, one trip to L2, and lane 0 takes them in
+ * order from there. As one thread's loop over the slices in memory, each
+ * id was loaded only where its compare took it, and the next compare
+ * tests that id, so the loads made a chain of a trip a slice (argmax_join
+ * took 4.4 us alone under ncu, 3.0 this way; the 9B 4-bit decoded 603.0
+ * to 604.1 tokens/s against 601.9 to 603.1). Launched with one warp a row. */
 __global__ void argmax_join(const float *__restrict__ pv, const int *__restrict__ pi, int V, int32_t *out)
 {
+	static_assert(AB % WARP == 0, "whole warps of a row's slices");
+	__shared__ float v[AB];
+	__shared__ int ix[AB];
 	pdl_wait();
 	pdl_trigger();
-	const int row = blockIdx.x;
-	float best = pv[row * AB];
-	int idx = pi[row * AB];
+	const int row = blockIdx.x, lane = threadIdx.x;
+	float a[AB / WARP];
+	int b[AB / WARP];
 
-	if (threadIdx.x)
+	#pragma unroll
+	for (int k = 0; k < AB / WARP; k++) {
+		a[k] = pv[row * AB + k * WARP + lane];
+		b[k] = pi[row * AB + k * WARP + lane];
+	}
+	#pragma unroll
+	for (int k = 0; k < AB / WARP; k++) {
+		v[k * WARP + lane] = a[k];
+		ix[k * WARP + lane] = b[k];
+	}
+	__syncwarp();
+	if (lane)
 		return;
+	float best = v[0];
+	int idx = ix[0];
 	for (int k = 1; k < AB; k++)
-		if (idx == INT32_MAX || pv[row * AB + k] > best) {
-			best = pv[row * AB + k];
-			idx = pi[row * AB + k];
+		if (idx == INT32_MAX || v[k] > best) {
+			best = v[k];
+			idx = ix[k];
 		}
 	out[row] = idx < V ? idx : 0;
 }
