@@ -176,17 +176,16 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 		mine[0] = M;
 		mine[1] = L;
 	}
-	__threadfence();
-	__syncthreads();
+	__syncthreads();        /* the block's part written: thread 0's release covers it */
 	if (threadIdx.x == 0) {
-		last = atomicAdd(count + th, 1u) == (unsigned)S - 1;
+		last = atomic_add_release(count + th, 1u) == (unsigned)S - 1;
 		if (last)
 			count[th] = 0;  /* every block has arrived: ready for the next launch */
 	}
 	__syncthreads();
 	if (!last)
 		return;
-	__threadfence();
+	fence_acquire();
 	const float *all = part + (int64_t)th * S * (D + 2);
 	M = -INFINITY;
 	for (int k = 0; k < S; k++)

@@ -112,10 +112,8 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 		 * now, so that the count's trip overlaps the delta rule instead
 		 * of following the state's writes (only its result waits, at
 		 * the end) */
-		if (t == 0 && counter) {
-			__threadfence();
-			arrived = atomicAdd(count + hk, 1u);
-		}
+		if (t == 0 && counter)
+			arrived = atomic_add_release(count + hk, 1u);
 		if (sl < 2)
 			l2norm_warp<DK>(xs + sl * DK, sl ? 1.0f : rsqrtf((float)DK));
 		__syncthreads();
