@@ -32,50 +32,38 @@ __global__ void dequant_rows(tf_weight w, int64_t r0, int64_t rows, uint16_t *__
 		out[i] = f2bf(weight_at(w, r0 + i / w.cols, i % w.cols));
 }
 
-/* 2- and 4-bit rows as MLX packs them: a thread a 32-bit word, its 32 /
- * BITS codes (code m in bits BITS m, all of one group) to as many
- * consecutive columns, 16-byte stores; G a constant so that the group is
- * a shift */
+/* rows as MLX packs them: a thread a 32-bit word, its 32 / BITS codes
+ * (code m in bits BITS m, all of one group) to as many consecutive
+ * columns, 16-byte stores. BITS 2 or 4: s q + b; BITS 1, sign1: +-s, the
+ * sign bit of the bf16 scale flipped for a clear bit (as f2bf(-s)). G the
+ * group as a constant, so that it is a shift; 0: the weight's */
 template <int BITS, int G>
 __global__ void dequant_mlx(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
 {
 	constexpr int F = 32 / BITS;    /* codes a word */
-	const int64_t wpr = w.cols / F, n = rows * wpr, ng = w.cols / G;
+	const int g = G ? G : w.group;
+	const int64_t wpr = w.cols / F, n = rows * wpr, ng = w.cols / g;
 	const uint32_t *src = (const uint32_t *)w.data + r0 * wpr;
 
 	for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < n; x += (int64_t)gridDim.x * blockDim.x) {
-		const int64_t r = x / wpr, c = F * (x % wpr), gi = (r0 + r) * ng + c / G;
+		const int64_t r = x / wpr, c = F * (x % wpr), gi = (r0 + r) * ng + c / g;
 		const uint32_t word = src[x];
-		const float s = bf2f(((const uint16_t *)w.scales)[gi]), b = bf2f(((const uint16_t *)w.biases)[gi]);
+		const uint16_t sh = ((const uint16_t *)w.scales)[gi];
 		uint32_t v[F / 2];
-		#pragma unroll
-		for (int m = 0; m < F; m += 2)
-			v[m / 2] = f2bf(s * (float)((word >> (BITS * m)) & ((1u << BITS) - 1)) + b) |
-				   (uint32_t)f2bf(s * (float)((word >> (BITS * m + BITS)) & ((1u << BITS) - 1)) + b) << 16;
+		if (BITS == 1) {
+			const uint32_t m = sh ^ 0x8000u;
+			#pragma unroll
+			for (int q = 0; q < F / 2; q++)
+				v[q] = ((word >> (2 * q)) & 1 ? sh : m) | ((word >> (2 * q + 1)) & 1 ? sh : m) << 16;
+		} else {
+			const float s = bf2f(sh), b = bf2f(((const uint16_t *)w.biases)[gi]);
+			#pragma unroll
+			for (int m = 0; m < F; m += 2)
+				v[m / 2] = f2bf(s * (float)((word >> (BITS * m)) & ((1u << BITS) - 1)) + b) |
+					   (uint32_t)f2bf(s * (float)((word >> (BITS * m + BITS)) & ((1u << BITS) - 1)) + b) << 16;
+		}
 		#pragma unroll
 		for (int q = 0; q < F / 8; q++)
-			((uint4 *)(out + r * w.cols + c))[q] = make_uint4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
-	}
-}
-
-/* sign1 rows as MLX packs them (column c in bit c % 32 of word c / 32): a
- * thread a word, its 32 signs times the group's scale, 16-byte stores */
-__global__ void dequant_sign1(tf_weight w, int64_t r0, int64_t rows, uint16_t *__restrict__ out)
-{
-	const int64_t wpr = w.cols / 32, n = rows * wpr, ng = w.cols / w.group;
-	const uint32_t *src = (const uint32_t *)w.data + r0 * wpr;
-
-	for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < n; x += (int64_t)gridDim.x * blockDim.x) {
-		const int64_t r = x / wpr, c = 32 * (x % wpr);
-		const uint32_t word = src[x];
-		const uint32_t s = f2bf(bf2f(((const uint16_t *)w.scales)[(r0 + r) * ng + c / w.group]));
-		const uint32_t m = s ^ 0x8000u; /* -s: the sign bit flipped, as f2bf(-s) */
-		uint32_t v[16];
-		#pragma unroll
-		for (int q = 0; q < 16; q++)
-			v[q] = ((word >> (2 * q)) & 1 ? s : m) | ((word >> (2 * q + 1)) & 1 ? s : m) << 16;
-		#pragma unroll
-		for (int q = 0; q < 4; q++)
 			((uint4 *)(out + r * w.cols + c))[q] = make_uint4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
 	}
 }
@@ -96,7 +84,7 @@ int tf_cuda_dequant(const tf_weight *w, int64_t r0, int64_t rows, uint16_t *out)
 	    (w->group == 32 || w->group == 64 || w->group == 128) && w->cols % w->group == 0)
 		(w->bits == 2 ? dequant_mlx_g<2> : dequant_mlx_g<4>)(w, r0, rows, out, grid, st);
 	else if (w->fmt == TF_SIGN1 && w->sdtype == TF_BF16 && w->cols % w->group == 0 && w->group % 32 == 0)
-		dequant_sign1<<<grid, 256, 0, st>>>(*w, r0, rows, out);
+		dequant_mlx<1, 0><<<grid, 256, 0, st>>>(*w, r0, rows, out);
 	else
 		dequant_rows<<<grid, 256, 0, st>>>(*w, r0, rows, out);
 	LAUNCH_CHECK();
