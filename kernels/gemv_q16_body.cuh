@@ -40,11 +40,11 @@ struct q16_op {
 static_assert(Q16_RED == Q16_WARPS, "a row's shares of its sum of squares are the block's warps'");
 static_assert(Q16_ROUNDS <= Q16_WARPS, "a warp makes each int16 output block of a pass");
 
-/* lane step ch of row p: the WORDS words of lane t */
+/* lane step ch of row p: its WORDS words */
 template <class F>
-static __device__ __forceinline__ void load_step(const uint8_t *p, int ch, int t, uint32_t *w)
+static __device__ __forceinline__ void load_step(const uint8_t *p, int ch, uint32_t *w)
 {
-	const uint8_t *a = p + ((int64_t)ch * F::LANES + t) * (F::WORDS * 4);
+	const uint8_t *a = p + (int64_t)ch * (F::WORDS * 4);
 	if (F::WORDS % 4 == 0) {
 		#pragma unroll
 		for (int i = 0; i < F::WORDS / 4; i++) {
@@ -119,7 +119,7 @@ static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const
 						     const uint16_t *biases, int rows, int cols, int tile, int nchp)
 {
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	const int t = lane % F::LANES, cl = lane / F::LANES, ngroups = cols / G;
+	const int ngroups = cols / G;
 	const int trows = SWI ? rows / 2 : rows, per = SWI ? 1 : RPW;
 	const int64_t rowbytes = (int64_t)cols * F::BITS / 8;
 	const int gp = (int)((int64_t)ngroups * nchp * F::CC / cols);  /* groups of those chunks */
@@ -129,8 +129,8 @@ static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const
 	#pragma unroll
 	for (int r = 0; r < RPW; r++) {
 		const int64_t row = tile_row<RPW, SWI>(tile, warp, r, rows);
-		for (int ch = cl; ch < nchp; ch += WARP / F::LANES)
-			prefetch_l2(wdata + row * rowbytes + ((int64_t)ch * F::LANES + t) * (F::WORDS * 4));
+		for (int ch = lane; ch < nchp; ch += WARP)
+			prefetch_l2(wdata + row * rowbytes + (int64_t)ch * (F::WORDS * 4));
 		for (int g = lane * 64; g < gp; g += WARP * 64) {
 			prefetch_l2(scales + row * ngroups + g);
 			if (!F::SIGN)
@@ -176,7 +176,7 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 	float *__restrict__ y = op.y;
 	const int64_t ldy = op.ldy;
 	constexpr int LU = F::XW / 4;                   /* 16-byte input units a lane step */
-	constexpr int STEP = WARP / F::LANES;           /* chunks a warp takes at once */
+	constexpr int STEP = WARP;                      /* chunks a warp takes at once, one a lane */
 	/* a lane holds a whole block of inputs a group, so a pass of two
 	 * rows or more holds half the steps */
 	constexpr int U = NB > 1 && F::U > 1 ? F::U / 2 : F::U;
@@ -191,7 +191,6 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 	float *red = ss + NB * nblk;                    /* (NB, Q16_RED) shares of sums of squares */
 	float *slot = red + NB * Q16_RED;               /* (Q16_ROUNDS, NB, 32) SWI outputs for yq */
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	const int t = lane % F::LANES, cl = lane / F::LANES;
 	const int64_t rowbytes = (int64_t)cols * F::BITS / 8;
 	/* a tile is Q16_WARPS warps' rows (SWIGLU: pairs) */
 	const int trows = SWI ? rows / 2 : rows, per = SWI ? 1 : RPW;
@@ -234,7 +233,7 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 					prev[r][j] = !SWI && accumulate && !lane && r0 + r < rows && j0 + j < n
 						     ? y[(int64_t)(j0 + j) * ldy + r0 + r] : 0.0f;
 			}
-			for (int c0 = cl; c0 < nch; c0 += STEP * U) {
+			for (int c0 = lane; c0 < nch; c0 += STEP * U) {
 				uint32_t wv[U][RPW][F::WORDS];
 				uint32_t sv[U][RPW][SW], bv[U][RPW][SW];        /* bf16 pairs */
 				/* every load of the step first, so U * RPW lane steps are in flight */
@@ -250,7 +249,7 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 						for (int i = 0; i < SW; i++)
 							sv[u][r][i] = bv[u][r][i] = 0;
 						if (ch < nch) {
-							load_step<F>(wdata + row[r] * rowbytes, ch, t, wv[u][r]);
+							load_step<F>(wdata + row[r] * rowbytes, ch, wv[u][r]);
 							/* a chunk's GPC scales (biases) are adjacent and
 							 * aligned to their size: one load each */
 							const int64_t g0 = (int64_t)row[r] * ngroups + (int64_t)ch * F::CC / G;
@@ -265,10 +264,9 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 					const int ch = c0 + STEP * u;
 					if (ch >= nch)
 						break;
-					const int R = ch * F::LANES + t;
 					#pragma unroll
 					for (int j = 0; j < NB; j++) {
-						const uint4 *xp = sx + j * units + R * LU;
+						const uint4 *xp = sx + j * units + ch * LU;
 						const float *dj = sd + j * nblk + ch * F::NBLK, *sj = ss + j * nblk + ch * F::NBLK;
 						/* sign1: the blocks that share a scale summed as
 						 * I d first (sd_r), then once times -2 scale (BPS
@@ -285,7 +283,7 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 							uint32_t x[F::GW];
 							#pragma unroll
 							for (int k = 0; k < F::GW / 4; k++) {
-								const uint4 v = xp[(g * F::GW / 4 + k) ^ swz<LU>(R)];
+								const uint4 v = xp[(g * F::GW / 4 + k) ^ swz<LU>(ch)];
 								x[4 * k] = v.x; x[4 * k + 1] = v.y; x[4 * k + 2] = v.z; x[4 * k + 3] = v.w;
 							}
 							#pragma unroll
@@ -305,13 +303,13 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 								}
 							}
 						}
-						/* each lane of a chunk takes the bias (for sign1,
-						 * the -scale) of its share of the blocks */
+						/* the bias (for sign1, the -scale) of each of the
+						 * chunk's blocks */
 						#pragma unroll
 						for (int r = 0; r < RPW; r++) {
 							#pragma unroll
-							for (int q = 0; q < F::NBLK / F::LANES; q++) {
-								const int b = t + F::LANES * q, gq = b * 32 / G < GPC ? b * 32 / G : 0;
+							for (int b = 0; b < F::NBLK; b++) {
+								const int gq = b * 32 / G < GPC ? b * 32 / G : 0;
 								const float o = F::SIGN ? -bf16_at(sv[u][r], gq) : bf16_at(bv[u][r], gq);
 								acc[r][j] = fmaf(o, sj[b], acc[r][j]);
 							}

@@ -45,12 +45,12 @@ static __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b)
 }
 
 /*
- * The forms. Each gives: LANES lanes a chunk of CC columns; WORDS 32-bit
- * words of codes a lane step; the lane step's int16 inputs as NG groups of
- * GW words, two inputs a word (XW = NG * GW words in all; col: the column
- * of input k of lane t), a group meeting GB whole 32-column blocks (NBLK =
- * NG * GB a chunk); U lane steps a lane keeps in flight and NBMAX input
- * rows a pass (as many as registers allow);
+ * The forms. Each gives: a chunk of CC columns, one lane's; WORDS 32-bit
+ * words of codes a lane step (a chunk); the lane step's int16 inputs as NG
+ * groups of GW words, two inputs a word (XW = NG * GW words in all; col:
+ * the column within the chunk of input k), a group meeting GB whole
+ * 32-column blocks (NBLK = NG * GB a chunk); U lane steps a lane keeps in
+ * flight and NBMAX input rows a pass (as many as registers allow);
  * and sums(), the exact integer dot product of group g's codes of each of
  * its blocks with the group's inputs. A group is loaded just before its
  * sums, so a lane holds one group of inputs, not a lane step's.
@@ -71,10 +71,10 @@ static __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b)
  * codes 0, 2, 4, 6 and (w >> 4) & 0x0f0f0f0f codes 1, 3, 5, 7; word i's
  * inputs are x[4i .. 4i + 3] in that order, one 16-byte unit a word. */
 struct F4L {
-	static constexpr int LANES = 1, WORDS = 4, NG = 1, GW = 16, GB = 1, CC = 32, BITS = 4, U = 4, NBMAX = 4;
+	static constexpr int WORDS = 4, NG = 1, GW = 16, GB = 1, CC = 32, BITS = 4, U = 4, NBMAX = 4;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = false;
-	static __device__ __forceinline__ int col(int t, int k)
+	static __device__ __forceinline__ int col(int k)
 	{
 		/* input k: half k % 2 of x word m = k % 8 / 2 of code word k / 8 */
 		const int m = k % 8 / 2;
@@ -101,10 +101,10 @@ struct F4L {
  * block g of the lane step meets them with x[8i + 2e] of its inputs
  * (columns e, e + 4 of word i) and x[8i + 2e + 1] (e + 8, e + 12). */
 struct F2L {
-	static constexpr int LANES = 1, WORDS = 4, NG = 2, GW = 16, GB = 1, CC = 64, BITS = 2, U = 4, NBMAX = 2;
+	static constexpr int WORDS = 4, NG = 2, GW = 16, GB = 1, CC = 64, BITS = 2, U = 4, NBMAX = 2;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = false;
-	static __device__ __forceinline__ int col(int t, int k)
+	static __device__ __forceinline__ int col(int k)
 	{
 		/* input k: half k % 2 of x word r = k / 2 % 16 of group k / 32:
 		 * code word r / 8 of the block, field e = r % 8 / 2, byte 2 (r % 2)
@@ -134,10 +134,10 @@ struct F2L {
  * columns, each lane's word spread over four blocks: tg128 185.7 to 224.2
  * tokens/s on the 27B sign1. */
 struct F1L {
-	static constexpr int LANES = 1, WORDS = 4, NG = 4, GW = 16, GB = 1, CC = 128, BITS = 1, U = 4, NBMAX = 2;
+	static constexpr int WORDS = 4, NG = 4, GW = 16, GB = 1, CC = 128, BITS = 1, U = 4, NBMAX = 2;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = true;
-	static __device__ __forceinline__ int col(int t, int k)
+	static __device__ __forceinline__ int col(int k)
 	{
 		const int j = k % 32;   /* input j of block k / 32: bit 7 - j / 4 of byte j % 4 */
 		return 32 * (k / 32) + 8 * (j % 4) + 7 - j / 4;
@@ -156,10 +156,10 @@ struct F1L {
  * at a time go to the bytes of one word in column order */
 template <int B>
 struct FAP {
-	static constexpr int LANES = 1, WORDS = B, NG = 1, GW = 16, GB = 1, CC = 32, BITS = B, U = B > 4 ? 2 : 16 / B;
+	static constexpr int WORDS = B, NG = 1, GW = 16, GB = 1, CC = 32, BITS = B, U = B > 4 ? 2 : 16 / B;
 	static constexpr int NBMAX = B == 2 ? 2 : 4, XW = NG * GW, NBLK = NG * GB;
 	static constexpr bool SIGN = false;
-	static __device__ __forceinline__ int col(int t, int k)
+	static __device__ __forceinline__ int col(int k)
 	{
 		return k;
 	}

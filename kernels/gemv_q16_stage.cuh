@@ -342,11 +342,11 @@ static __device__ __forceinline__ void stage(const q16_src &s, int j0, int n, in
 	if constexpr (!direct) {
 		for (int i = threadIdx.x; i < NB * units; i += blockDim.x) {
 			const int j = row_of<NB>(i, units), u = i - j * units, R = u / LU, k = (u % LU) ^ swz<LU>(R);
-			const int16_t *xr = qt + j * cols + R / F::LANES * F::CC;
+			const int16_t *xr = qt + j * cols + R * F::CC;
 			uint32_t v[4] = { 0, 0, 0, 0 };
 			#pragma unroll
 			for (int b = 0; b < 8; b++)
-				v[b / 2] |= (uint32_t)(uint16_t)xr[F::col(R % F::LANES, 8 * k + b)] << (16 * (b % 2));
+				v[b / 2] |= (uint32_t)(uint16_t)xr[F::col(8 * k + b)] << (16 * (b % 2));
 			sx[i] = make_uint4(v[0], v[1], v[2], v[3]);
 		}
 		__syncthreads();
