@@ -221,6 +221,20 @@ static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, 
 	}
 }
 
+/* the parts after the planes of a split input of size values: sums,
+ * scales, codes */
+struct split_parts {
+	float *sums, *scales;
+	int16_t *codes;
+};
+
+static __host__ __device__ __forceinline__ split_parts split_parts_of(const uint16_t *split, int64_t size)
+{
+	float *sums = (float *)(split + 2 * size), *scales = sums + size / 32;
+
+	return { sums, scales, (int16_t *)(scales + size / 32) };
+}
+
 static __device__ __forceinline__ float half2f(uint16_t h)
 {
 	return __half2float(__ushort_as_half(h));
@@ -320,6 +334,13 @@ static __device__ __forceinline__ float block_max(float v, float *sh)
 static __device__ __forceinline__ float silu(float x)
 {
 	return x / (1.0f + expf(-x));
+}
+
+/* x sigmoid(x) with the approximate exp and division (0 where exp(-x)
+ * overflows, the limit) */
+static __device__ __forceinline__ float silu_fast(float x)
+{
+	return __fdividef(x, 1.0f + __expf(-x));
 }
 
 static __device__ __forceinline__ float sigmoid(float x)

@@ -18,10 +18,19 @@ extern "C" {
  * before it, which therefore must not write them: a decode step has the
  * layer's other kernels between two of these (one after another, sync in
  * between). Returns 1 (nothing launched) where the shape is not one it
- * takes: Dk 32, 64 or 128, Dv a multiple of 32, K from 2 to 4. */
+ * takes: Dk 32, 64 or 128, Dv a multiple of 32, K from 2 to 4.
+ *
+ * split non-NULL: also the input of the output projection after the gated
+ * RMSNorm, as a TF_Q16_HSPLIT input (gemv_q16.cuh) of (n, Hv*Dv) with heads
+ * of Dv: the int16 form of o w silu(z) per 32 columns (gw: the norm's Dv
+ * factors; z: the Hv*Dv values of m's rows after the conv inputs) in
+ * split's scales, sums and codes (common.cuh; its planes are not written),
+ * and the sums of o^2 of each 32 columns in sq (n, Hv*Dv/32). Each block
+ * owns 32 columns of a head, so it makes its own block of the form, and
+ * the product, not this kernel, takes the norm across the head's blocks. */
 int tf_cuda_gdn_win(const float *m, int64_t ld, int n, const float *conv_w, float *conv_state, int K,
 		    const float *A_log, const float *dt_bias, float *S, int Hk, int Hv, int Dk, int Dv, float *o,
-		    unsigned *count);
+		    unsigned *count, const float *gw, uint16_t *split, float *sq);
 
 #ifdef __cplusplus
 }

@@ -142,8 +142,13 @@ static int q16_check(const tf_weight *w, const tf_q16_in *in, int epi)
 	if (!tf_cuda_gemv_q16_takes(w))
 		return tf_err("no int16-input kernel for a %s%d g%d weight of %lld x %lld", tf_fmt_name(w->fmt),
 			      w->bits, w->group, (long long)w->rows, (long long)c);
-	if (in->kind != TF_Q16_SPLIT && (((uintptr_t)in->x | (uintptr_t)in->w) & 15 || in->ldx % 4))
+	if (in->kind != TF_Q16_SPLIT && in->kind != TF_Q16_HSPLIT &&
+	    (((uintptr_t)in->x | (uintptr_t)in->w) & 15 || in->ldx % 4))
 		return tf_err("int16-input product: f32 rows and factors must be 16-byte aligned");
+	if (in->kind == TF_Q16_HSPLIT && (!in->sq || !tf_cuda_gemv_q16_hsplit_takes(in->d, c)))
+		return tf_err("int16-input product: a split input normed by heads of %d over %lld columns needs heads of "
+			      "whole 32-column blocks, at most 128, that divide them, and their sums of squares", in->d,
+			      (long long)c);
 	if (in->kind == TF_Q16_GNORM && !tf_cuda_gemv_q16_gnorm_takes(in->d, c))
 		return tf_err("gated norm heads of %d over %lld columns: not a power of two of 4 to 128 that divides them",
 			      in->d, (long long)c);
@@ -152,31 +157,20 @@ static int q16_check(const tf_weight *w, const tf_q16_in *in, int epi)
 	return 0;
 }
 
-/* the parts of the split input of n rows of c columns after its planes
- * (common.cuh): 32-column sums and scales, then the int16 codes */
-struct q16_parts {
-	float *sums, *scales;
-	int16_t *codes;
-};
-
-static q16_parts parts_of(const uint16_t *split, int n, int64_t c)
-{
-	float *sums = (float *)(split + 2 * n * c), *scales = sums + n * c / 32;
-
-	return { sums, scales, (int16_t *)(scales + n * c / 32) };
-}
-
 /* the kernels' view of input rows i, i + 1, ... of a call on n rows of c
  * columns */
 static q16_src q16_src_of(const tf_q16_in *in, int n, int i, int64_t c)
 {
 	q16_src s = { in->kind };
 
-	if (in->kind == TF_Q16_SPLIT) {
-		const q16_parts p = parts_of(in->split, n, c);
+	if (in->kind == TF_Q16_SPLIT || in->kind == TF_Q16_HSPLIT) {
+		const split_parts p = split_parts_of(in->split, n * c);
 		s.xs = p.sums + i * (c / 32);
 		s.xd = p.scales + i * (c / 32);
 		s.xq = p.codes + i * c;
+		s.sq = in->kind == TF_Q16_HSPLIT ? in->sq + i * (c / 32) : NULL;
+		s.d = in->d;
+		s.eps = in->eps;
 	} else {
 		s.x = in->x + i * in->ldx;
 		s.ldx = in->ldx;
@@ -252,6 +246,11 @@ static int disabled(void)
 int tf_cuda_gemv_q16_gnorm_takes(int d, int64_t cols)
 {
 	return d >= 4 && d <= 128 && !(d & (d - 1)) && cols % d == 0;
+}
+
+int tf_cuda_gemv_q16_hsplit_takes(int d, int64_t cols)
+{
+	return d >= 32 && d <= 128 && d % 32 == 0 && cols % d == 0;
 }
 
 int tf_cuda_gemv_q16_takes(const tf_weight *w)
@@ -352,7 +351,7 @@ int tf_cuda_gemv_q16_swiglu16(const tf_weight *w, const tf_q16_in *in, int n, ui
 	if (!tf_cuda_gemv_q16_swiglu16_takes(w))
 		return tf_err("SwiGLU product of %lld rows: no int16 outputs (half the rows not whole 32-column blocks, "
 			      "or more than %d of those a block)", (long long)w->rows, Q16_ROUNDS);
-	const q16_parts p = parts_of(split, n, out);
+	const split_parts p = split_parts_of(split, n * out);
 	return by16(n, [&](int i, int m) {
 		q16_op op = q16_op_of(w, q16_src_of(in, n, i, w->cols), m, NULL, 0, TF_Q16_SWIGLU);
 		op.yq = p.codes + i * out;

@@ -29,6 +29,7 @@ enum {
 	TF_Q16_NORM,    /* RMSNorm of f32 rows: x / sqrt(mean(x^2) + eps) * w */
 	TF_Q16_GNORM,   /* gated RMSNorm of each head of d: norm(x) * w * silu(z) */
 	TF_Q16_ROWS,    /* f32 rows as they are */
+	TF_Q16_HSPLIT,  /* a split input of values whose heads of d the product norms (below) */
 };
 
 typedef struct {
@@ -41,8 +42,22 @@ typedef struct {
 	float eps;
 	const float *z;         /* TF_Q16_GNORM: gates, head h of row i at z + i * ldz + h * d */
 	int64_t ldz;
-	int d;                  /* TF_Q16_GNORM: head size (tf_cuda_gemv_q16_gnorm_takes) */
+	int d;                  /* TF_Q16_GNORM, TF_Q16_HSPLIT: head size (tf_cuda_gemv_q16_gnorm_takes) */
+	const float *sq;        /* TF_Q16_HSPLIT: (n, cols/32) sums of squares */
 } tf_q16_in;
+
+/*
+ * TF_Q16_HSPLIT: the split input (split, as TF_Q16_SPLIT) holds values v
+ * whose heads of d columns are to be scaled by 1/sqrt(mean(x^2) + eps) of
+ * other values x of the head, and sq[i][b] is the sum of x^2 over 32-column
+ * block b of row i: the product takes each block's scale and sum times
+ * that factor of its head, the head's sq summed in block order. A block's
+ * codes do not change with a positive factor and its scale and sum are
+ * linear in it, so this is the product of the normed values, as with
+ * TF_Q16_NORM. tf_cuda_gdn_win makes such an input for the gated RMSNorm
+ * (v = o w silu(z), x = o), so that the output projection stages codes
+ * rather than norming f32 rows in each of its blocks.
+ */
 
 /* what becomes of the products */
 enum {
@@ -76,6 +91,9 @@ int tf_cuda_gemv_q16_takes(const tf_weight *w);
 /* whether TF_Q16_GNORM takes heads of d over cols: d a power of two from 4
  * to 128 dividing cols (a head is one warp's lanes or fewer) */
 int tf_cuda_gemv_q16_gnorm_takes(int d, int64_t cols);
+/* whether TF_Q16_HSPLIT takes heads of d over cols: whole 32-column blocks,
+ * at most 128 columns, dividing them */
+int tf_cuda_gemv_q16_hsplit_takes(int d, int64_t cols);
 /* kernel settings made once at start-up */
 int tf_cuda_gemv_q16_setup(void);
 

@@ -14,15 +14,16 @@
 /* where the inputs come from (gemv_q16.cuh, tf_q16_in), as the kernel sees it */
 struct q16_src {
 	int kind;
-	const int16_t *xq;              /* TF_Q16_SPLIT: (n, cols) codes */
+	const int16_t *xq;              /* TF_Q16_SPLIT, TF_Q16_HSPLIT: (n, cols) codes */
 	const float *xd, *xs;           /* and (n, cols/32) scales and sums */
+	const float *sq;                /* TF_Q16_HSPLIT: (n, cols/32) sums of squares (else NULL) */
 	const float *x;                 /* the others: (n, cols) f32, row i at x + i * ldx */
 	int64_t ldx;
 	const float *w;                 /* TF_Q16_NORM: (cols) factors; TF_Q16_GNORM: (d) */
 	float eps;
 	const float *z;                 /* TF_Q16_GNORM: gate of row i, head h at z + i * ldz + h * d */
 	int64_t ldz;
-	int d;
+	int d;                          /* TF_Q16_GNORM, TF_Q16_HSPLIT: head size (eps: their norms') */
 };
 
 /* rint(v * inv) (|v * inv| <= 32767.5) in the low two bytes: adding
@@ -61,13 +62,6 @@ static __device__ __forceinline__ uint4 f4l_unit(uint2 a, uint2 b)
 {
 	return make_uint4(prmt<0x5410>(a.x, a.y), prmt<0x5410>(b.x, b.y), prmt<0x7632>(a.x, a.y),
 			  prmt<0x7632>(b.x, b.y));
-}
-
-/* x sigmoid(x) with the approximate exp and division (0 where exp(-x)
- * overflows, the limit) */
-static __device__ __forceinline__ float silu_fast(float x)
-{
-	return __fdividef(x, 1.0f + __expf(-x));
 }
 
 /* v.x^2 + v.y^2 + v.z^2 + v.w^2 with the multiply-adds written out: left
@@ -264,10 +258,15 @@ static __device__ __forceinline__ void stage_split(const q16_src &s, int j0, int
 	const int16_t *xq = s.xq + (int64_t)j0 * cols;
 	const float *xd = s.xd + (int64_t)j0 * nblk, *xs = s.xs + (int64_t)j0 * nblk;
 
+	/* TF_Q16_HSPLIT: blocks a head; its sums of squares are read in the
+	 * same trip as the scales (gemv_q16.cuh) */
+	const int hb = s.sq ? s.d / 32 : 0;
+	const float *xsq = s.sq ? s.sq + (int64_t)j0 * nblk : NULL;
+
 	pdl_wait();
 	for (int i0 = 0; i0 < total || i0 < nsc; i0 += CU * blockDim.x) {
 		uint2 a[CU], b[CU];
-		float dv[CU], sv[CU];
+		float dv[CU], sv[CU], hq[CU];
 		#pragma unroll
 		for (int u = 0; u < CU; u++) {
 			const int i = i0 + u * blockDim.x + threadIdx.x;
@@ -281,6 +280,24 @@ static __device__ __forceinline__ void stage_split(const q16_src &s, int j0, int
 			}
 			dv[u] = i < live * nblk ? xd[i] : 0.0f;
 			sv[u] = i < live * nblk ? xs[i] : 0.0f;
+			/* the head's blocks in order from its first (a head is
+			 * whole blocks of one row: nblk is a multiple of hb) */
+			hq[u] = 0.0f;
+			if (hb && i < live * nblk) {
+				const float *h0 = xsq + (i - i % hb);
+				#pragma unroll
+				for (int k = 0; k < 4; k++)
+					if (k < hb)
+						hq[u] = k ? hq[u] + h0[k] : h0[k];
+			}
+		}
+		if (hb) {
+			#pragma unroll
+			for (int u = 0; u < CU; u++) {
+				const float f = rsqrtf(hq[u] / (float)s.d + s.eps);
+				dv[u] *= f;
+				sv[u] *= f;
+			}
 		}
 		#pragma unroll
 		for (int u = 0; u < CU; u++) {
@@ -330,7 +347,7 @@ static __device__ __forceinline__ void stage(const q16_src &s, int j0, int n, in
 	/* 4-bit (F4L, the one 4-bit form): every kind writes sx itself */
 	constexpr bool direct = F::BITS == 4;
 
-	if (s.kind == TF_Q16_SPLIT)
+	if (s.kind == TF_Q16_SPLIT || s.kind == TF_Q16_HSPLIT)
 		stage_split<F, NB, direct>(s, j0, n, cols, sx, qt, sd, ss);
 	else if (s.kind == TF_Q16_NORM)
 		stage_rows<NB, TF_Q16_NORM, QH2, direct>(s, j0, n, cols, sx, qt, sd, ss, red);

@@ -152,6 +152,16 @@ static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 	return product(&l->o_proj, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
+/* whether a decode window's Gated DeltaNet makes the output projection's
+ * input as int16 codes (a TF_Q16_HSPLIT input) rather than the product
+ * norming f32 rows (TF_Q16_GNORM) in each of its blocks; TF_CUDA_GNORM16=0
+ * never (for comparison) */
+static int gnorm16(const tf_weight *w, int d, int64_t cols)
+{
+	return fuse() && !tf_env_off("TF_CUDA_GNORM16") && tf_cuda_gemv_q16_takes(w) &&
+	       tf_cuda_gemv_q16_hsplit_takes(d, cols);
+}
+
 /* Gated DeltaNet; adds its output projection into the stream g->x */
 static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 {
@@ -168,11 +178,19 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 	// projections of the normed stream: in_proj_qkv, z, b, a (one fused product)
 	TRY(normed(g, l->in_norm, &l->in, n, g->proj, prompt));
 	// a decode window: the conv, gates, q and k norms and the delta rule
-	// below in one launch where the shapes allow (the same bits)
+	// below in one launch where the shapes allow (the same bits), and with
+	// them the output projection's input as int16 codes of each head
+	// before its norm, where that product takes it (gnorm16)
+	const int g16 = !prompt && gnorm16(&l->out_proj, Dv, (int64_t)Hv * Dv);
 	int win = !prompt && fuse() ? tf_cuda_gdn_win(mq, T, n, l->conv, g->conv[i], c->conv_k, l->A_log, l->dt_bias,
-						      g->S[i], Hk, Hv, Dk, Dv, g->o, g->gdn_count) : 1;
+						      g->S[i], Hk, Hv, Dk, Dv, g->o, g->gdn_count, l->gnorm,
+						      g16 ? g->x16 : NULL, g->osq) : 1;
 	if (win < 0)
 		return -1;
+	if (!win && g16) {
+		tf_q16_in in = { .kind = TF_Q16_HSPLIT, .split = g->x16, .sq = g->osq, .d = Dv, .eps = c->eps };
+		return tf_cuda_gemv_q16(&l->out_proj, &in, n, g->x, c->hidden, TF_Q16_ACC);
+	}
 	if (win) {
 		// causal conv with SiLU over q, k and v channels (updates the conv state);
 		// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias):

@@ -75,6 +75,7 @@ struct tf_gpu_seq {
 	float *proj;                    /* (rows, qkv.rows or in.rows) a mixer's fused input products */
 	float *qkv;                     /* (rows, conv_dim) after the conv */
 	float *o;                       /* (rows, Hv*Dv) delta-rule output */
+	float *osq;                     /* (rows, Hv*Dv/32) sums of o^2 of each 32 columns */
 	float *gu;                      /* (rows, 2*I) MLP gate, then up */
 	float *logits;                  /* (GPU_HEAD_BLOCK, V) */
 	tf_attn_scratch attn;           /* decode attention split over blocks */

@@ -310,8 +310,8 @@ static int scratch(tf_gpu_seq *g, int64_t rows)
 	if (pw2 > pw)
 		pw = pw2;
 	if (TAKE(g->x, 4 * rows * H) || TAKE(g->x16, TF_SPLIT_BYTES(rows * w16)) || TAKE(g->proj, 4 * rows * pw) ||
-	    TAKE(g->qkv, 4 * rows * C) || TAKE(g->o, 4 * rows * vd) || TAKE(g->gu, 8 * rows * I) ||
-	    TAKE(g->logits, 4 * head * V))
+	    TAKE(g->qkv, 4 * rows * C) || TAKE(g->o, 4 * rows * vd) || TAKE(g->osq, 4 * rows * (vd / 32 + 1)) ||
+	    TAKE(g->gu, 8 * rows * I) || TAKE(g->logits, 4 * head * V))
 		return -1;
 #undef TAKE
 	g->h_logits = tf_cuda_host_alloc(4 * head * V);
@@ -440,7 +440,7 @@ void tf_gpu_seq_free(tf_gpu_seq *g)
 	tf_cuda_host_free(g->h_ids); tf_cuda_host_free(g->h_pos); tf_cuda_host_free(g->h_args);
 	tf_cuda_host_free(g->h_draw); tf_cuda_host_free(g->h_logits);
 	tf_cuda_free(g->x); tf_cuda_free(g->x16); tf_cuda_free(g->proj); tf_cuda_free(g->qkv);
-	tf_cuda_free(g->o); tf_cuda_free(g->gu); tf_cuda_free(g->logits);
+	tf_cuda_free(g->o); tf_cuda_free(g->osq); tf_cuda_free(g->gu); tf_cuda_free(g->logits);
 	free(g);
 }
 

@@ -577,6 +577,45 @@ static void test_gdn_in(int Hk, int Hv, int Dk, int Dv, int n, int K)
 	tf_cuda_free(dw); tf_cuda_free(ds); tf_cuda_free(dr); tf_cuda_free(dA); tf_cuda_free(dd); tf_cuda_free(dc);
 }
 
+/* gdn_win's input for the output projection against o and the gates of
+ * rows at row (token stride ld, z after the C conv inputs): each 32
+ * columns' codes and scale those of o w silu(z) (the kernel's silu is
+ * the approximate one, so a code at a rounding edge may be one off), their
+ * sum, and the sum of o^2 */
+static int gnorm_form_ok(const char *what, const float *o, const float *row, int64_t ld, int64_t C, const float *gw,
+			 int Hv, int Dv, int n, uint16_t *h16, const float *sq)
+{
+	int64_t on = (int64_t)n * Hv * Dv;
+	const float *sums = split_sums(h16, on), *scales = split_scales(h16, on);
+	const int16_t *q = split_q16(h16, on);
+	int bad = 0;
+
+	for (int64_t b = 0; b < on / 32 && bad < 5; b++) {
+		int64_t t = b / (Hv * Dv / 32), c0 = 32 * b - t * Hv * Dv;   /* token, first column */
+		float v[32], d;
+		int16_t want[32];
+		double s = 0, a = 0, ss = 0;
+		for (int k = 0; k < 32; k++) {
+			const float x = o[32 * b + k];
+			v[k] = x * gw[(c0 + k) % Dv] * tf_silu(row[t * ld + C + c0 + k]);
+			s += v[k];
+			a += fabs(v[k]);
+			ss += (double)x * x;
+		}
+		q16_block(v, want, &d);
+		int codes = 1;
+		for (int k = 0; k < 32; k++)
+			codes &= abs(q[32 * b + k] - want[k]) <= 1;
+		if (!codes || fabsf(scales[b] - d) > 1e-6f * d || fabs(sums[b] - s) > 1e-5 * a ||
+		    fabs(sq[b] - ss) > 1e-6 * ss) {
+			diag("%s: block %lld: scale %g (want %g), sum %g (%g), squares %g (%g), codes %s", what,
+			     (long long)b, scales[b], d, sums[b], s, sq[b], ss, codes ? "near" : "off");
+			bad++;
+		}
+	}
+	return !bad;
+}
+
 /* the decode window's one launch against gdn_in then the delta rule: the
  * same bits for outputs, both states and every row it reads; windows
  * against tokens one at a time */
@@ -612,7 +651,10 @@ static void test_gdn_win(int Hk, int Hv, int Dk, int Dv, int n, int K)
 	DIE_IF(tf_cuda_upload(dr, row, 4 * n * ld));
 	DIE_IF(tf_cuda_upload(dS, S0, 4 * sn));
 	dev_poison(dO, 4 * on);
-	int rc = tf_cuda_gdn_win(dr, ld, n, dw, ds, K, dA, dd, dS, Hk, Hv, Dk, Dv, dO, cnt);
+	/* with the output projection's input made too (gdn_win.cuh) */
+	float *gw = fresh(Dv, 1), *dgw = dev_f32(gw, Dv), *dsq = dev_zero(on / 32);
+	uint16_t *d16 = tf_cuda_alloc(split_bytes(on), "test");
+	int rc = tf_cuda_gdn_win(dr, ld, n, dw, ds, K, dA, dd, dS, Hk, Hv, Dk, Dv, dO, cnt, dgw, d16, dsq);
 	DIE_IF(rc);
 	ok(rc == 0, "%s: taken", what);
 	dev_get(o[1], dO, 4 * on);
@@ -623,15 +665,34 @@ static void test_gdn_win(int Hk, int Hv, int Dk, int Dv, int n, int K)
 	   "%s: outputs and state equal gdn_in then gdn_step", what);
 	ok(same_bits(what, cs[1], cs[0], (K - 1) * C), "%s: the conv state equals gdn_in's", what);
 	ok(same_bits(what, rows, row, n * ld), "%s: the rows it reads are left as they were", what);
+	uint16_t *h16 = malloc(split_bytes(on));
+	float *hsq = malloc(4 * (on / 32));
+	dev_get(h16, d16, split_bytes(on));
+	dev_get(hsq, dsq, 4 * (on / 32));
+	ok(gnorm_form_ok(what, o[1], row, ld, C, gw, Hv, Dv, n, h16, hsq),
+	   "%s: the output projection's input is the int16 form of o w silu(z), with o's sums of squares", what);
 	/* token by token, the counters reused; a sync between launches, as the
 	 * states are read before the wait (gdn_win.cuh) */
 	DIE_IF(tf_cuda_upload(ds, st, 4 * (K - 1) * C));
 	DIE_IF(tf_cuda_upload(dS, S0, 4 * sn));
+	uint16_t *t16 = tf_cuda_alloc(split_bytes(Hv * Dv), "test"), *g16 = malloc(split_bytes(on));
+	float *tsq = dev_zero(Hv * Dv / 32), *gsq = malloc(4 * (on / 32));
 	for (int t = 0; t < n; t++) {
 		DIE_IF(tf_cuda_gdn_win(dr + t * ld, ld, 1, dw, ds, K, dA, dd, dS, Hk, Hv, Dk, Dv, dO + (int64_t)t * Hv * Dv,
-				       cnt));
+				       cnt, dgw, t16, tsq));
 		DIE_IF(tf_cuda_sync());
+		/* token t's rows of the window's form */
+		int64_t vd = (int64_t)Hv * Dv;
+		dev_get(split_sums(g16, on) + t * vd / 32, split_sums(t16, vd), 4 * (vd / 32));
+		dev_get(split_scales(g16, on) + t * vd / 32, split_scales(t16, vd), 4 * (vd / 32));
+		dev_get(split_q16(g16, on) + t * vd, split_q16(t16, vd), 2 * vd);
+		dev_get(gsq + t * vd / 32, tsq, 4 * (vd / 32));
 	}
+	ok(same_bits(what, split_sums(g16, on), split_sums(h16, on), on / 16) &&
+	   !memcmp(split_q16(g16, on), split_q16(h16, on), 2 * on) && same_bits(what, gsq, hsq, on / 32),
+	   "%s: token by token, the same int16 form and sums of squares", what);
+	free(h16); free(hsq); free(g16); free(gsq); free(gw);
+	tf_cuda_free(t16); tf_cuda_free(tsq); tf_cuda_free(d16); tf_cuda_free(dsq); tf_cuda_free(dgw);
 	dev_get(o[2], dO, 4 * on);
 	dev_get(S[2], dS, 4 * sn);
 	dev_get(cs[2], ds, 4 * (K - 1) * C);

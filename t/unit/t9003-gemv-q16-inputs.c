@@ -1,8 +1,9 @@
 /* t9003-gemv-q16-inputs: the int16-input decode products making their own
  * inputs from f32 rows in the same launch (RMSNorm of the row, gated
- * RMSNorm per head, the rows as they are) and the SwiGLU output (as f32,
- * or as the int16 form the next product reads), against the same steps on
- * the CPU; windows bit-identical to rows alone */
+ * RMSNorm per head, the rows as they are) or norming a split input's heads,
+ * and the SwiGLU output (as f32, or as the int16 form the next product
+ * reads), against the same steps on the CPU; windows bit-identical to rows
+ * alone */
 #include "cudatest.h"
 #include "matmul.h"
 #include "ops.h"
@@ -59,7 +60,7 @@ static void int16_form(const float *v, int64_t n, int64_t cols, int16_t *q, floa
 	}
 }
 
-static const char *kind_name[] = { "split", "norm", "gated norm", "rows" };
+static const char *kind_name[] = { "split", "norm", "gated norm", "rows", "split normed by heads" };
 
 static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t cols)
 {
@@ -148,6 +149,93 @@ out:
 	free_weight(&w);
 	free(x); free(nw); free(z); free(v); free(p); free(pf); free(want); free(wantf); free(got); free(one);
 	free(y0); free(qd); free(xs); free(q);
+}
+
+/* a split input normed by heads (TF_Q16_HSPLIT, what the Gated DeltaNet
+ * window makes for its output projection): the int16 form of x w silu(z)
+ * with the sums of x^2 of each 32 columns, heads of d, against the
+ * int16-input sum of the gated RMSNorm's values and the float product;
+ * windows as rows alone */
+static void run_hsplit(const struct form *f, int64_t rows, int64_t cols, int d)
+{
+	tf_weight w = make_weight(f->fmt, rows, cols, f->bits, f->group), dw;
+	const int64_t nb = NX * cols / 32;
+	float *x = malloc(4 * NX * cols), *nw = malloc(4 * d), *z = malloc(4 * NX * cols), *v = malloc(4 * NX * cols);
+	float *u = malloc(4 * NX * cols), *sq = malloc(4 * nb), *p = malloc(4 * NX * rows), *pf = malloc(4 * NX * rows);
+	float *y0 = malloc(4 * NX * rows), *want = malloc(4 * NX * rows), *wantf = malloc(4 * NX * rows);
+	float *got = malloc(4 * NX * rows), *one = malloc(4 * NX * rows), *qd = malloc(4 * nb), *xs = malloc(4 * nb);
+	int16_t *q = malloc(2 * NX * cols);
+	uint16_t *h = calloc(1, split_bytes(NX * cols)), *hw = malloc(split_bytes(NX * cols));
+	char what[200];
+	tf_cuda_arena a;
+
+	snprintf(what, sizeof what, "%s%d g%d %lld x %lld, split input normed by heads of %d", tf_fmt_name(f->fmt),
+		 f->bits, f->group, (long long)rows, (long long)cols, d);
+	fill_f32(x, NX * cols, 3.0f);
+	fill_f32(nw, d, 1.0f);
+	fill_f32(z, NX * cols, 2.0f);
+	fill_f32(y0, NX * rows, 1.0f);
+	/* the normed values and their int16-input sum, as for TF_Q16_GNORM */
+	values(TF_Q16_GNORM, x, nw, z, cols, d, NX, cols, v);
+	int16_form(v, NX, cols, q, qd, xs);
+	q16_reference(&w, q, qd, xs, NX, p);
+	tf_matmul(&w, v, NX, pf);
+	for (int64_t i = 0; i < NX * rows; i++) {
+		want[i] = p[i] + y0[i];
+		wantf[i] = pf[i] + y0[i];
+	}
+	/* the input: x w silu(z) before the norm, and the sums of x^2 */
+	for (int64_t i = 0; i < NX * cols; i++)
+		u[i] = x[i] * nw[i % d] * tf_silu(z[i]);
+	int16_form(u, NX, cols, split_q16(h, NX * cols), split_scales(h, NX * cols), split_sums(h, NX * cols));
+	for (int64_t b = 0; b < nb; b++) {
+		double ss = 0;
+		for (int k = 0; k < 32; k++)
+			ss += (double)x[32 * b + k] * x[32 * b + k];
+		sq[b] = (float)ss;
+	}
+
+	DIE_IF(tf_cuda_arena_open(&a, tf_cuda_weight_bytes(&w), "test weight"));
+	DIE_IF(tf_cuda_weight_upload(&a, &w, &dw));
+	uint16_t *ds = dev_copy(h, split_bytes(NX * cols));
+	float *dsq = dev_copy(sq, 4 * nb), *dy = dev_copy(y0, 4 * NX * rows);
+	tf_q16_in in = { .kind = TF_Q16_HSPLIT, .split = ds, .sq = dsq, .d = d, .eps = EPS };
+
+	DIE_IF(tf_cuda_gemv_q16(&dw, &in, NX, dy, rows, TF_Q16_ACC));
+	dev_get(got, dy, 4 * NX * rows);
+	/* codes of the values before the norm, scaled after: a code at a
+	 * rounding edge may differ by one, as for TF_Q16_NORM */
+	ok(close_enough(what, got, want, NX * rows, rows, 1e-10, 1e30), "%s: equals the int16-input sum of the CPU's inputs",
+	   what);
+	ok(close_enough(what, got, wantf, NX * rows, rows, 2e-8, 1e30), "%s: near the CPU's float product", what);
+
+	/* each row alone, then windows of 2, 3, 8, 9, 16 (each window's split
+	 * input its own rows'): bit-identical */
+	static const int wins[] = { 1, 2, 3, 8, 9, 16 };
+	int same = 1;
+	for (unsigned k = 0; k < sizeof wins / sizeof *wins; k++) {
+		DIE_IF(tf_cuda_upload(dy, y0, 4 * NX * rows));
+		for (int i = 0; i < NX; i += wins[k]) {
+			const int m = NX - i < wins[k] ? NX - i : wins[k];
+			sub_split(h, NX, cols, i, m, hw);
+			DIE_IF(tf_cuda_upload(ds, hw, split_bytes((int64_t)m * cols)));
+			tf_q16_in r = in;
+			r.sq = dsq + i * cols / 32;
+			DIE_IF(tf_cuda_gemv_q16(&dw, &r, m, dy + i * rows, rows, TF_Q16_ACC));
+		}
+		dev_get(one, dy, 4 * NX * rows);
+		same &= same_bits(what, one, got, NX * rows);
+	}
+	ok(same, "%s: rows alone and windows of 2, 3, 8, 9, 16 give the same bits", what);
+	/* heads of other than whole blocks are refused */
+	in.d = 16;
+	ok(tf_cuda_gemv_q16(&dw, &in, 1, dy, rows, TF_Q16_ACC) < 0 && strstr(tf_errmsg(), "whole 32-column blocks"),
+	   "%s: heads of 16 refused: %s", what, tf_errmsg());
+	tf_cuda_free(ds); tf_cuda_free(dsq); tf_cuda_free(dy);
+	tf_cuda_arena_close(&a);
+	free_weight(&w);
+	free(x); free(nw); free(z); free(v); free(u); free(sq); free(p); free(pf); free(y0); free(want); free(wantf);
+	free(got); free(one); free(qd); free(xs); free(q); free(h); free(hw);
 }
 
 /* the warp's butterfly sum of 32 values (lane l adds lane l ^ o, o = 16 .. 1) */
@@ -260,6 +348,13 @@ int main(void)
 	 * tile's rows */
 	run(&forms[0], TF_Q16_NORM, TF_Q16_ACC, 9000, 1024);
 	run(&forms[5], TF_Q16_ROWS, TF_Q16_STORE, 9000, 1024);
+	/* split inputs normed by heads: the 9B's 128 and heads of 32 and 64,
+	 * every form; one row of 4096 columns */
+	for (unsigned i = 0; i < sizeof forms / sizeof *forms; i++)
+		run_hsplit(&forms[i], 96, 1024, 128);
+	run_hsplit(&forms[0], 300, 1024, 32);
+	run_hsplit(&forms[3], 77, 2048, 64);
+	run_hsplit(&forms[0], 4096, 4096, 128);
 	/* SwiGLU outputs made int16: 32-column output blocks one a block and
 	 * several (37 pairs of tiles; 500 on at most 132 blocks) */
 	for (unsigned i = 0; i < sizeof forms / sizeof *forms; i++)
