@@ -147,7 +147,7 @@ static int q16_check(const tf_weight *w, const tf_q16_in *in, int epi)
 		return tf_err("int16-input product: f32 rows and factors must be 16-byte aligned");
 	if (in->kind == TF_Q16_HSPLIT && (!in->sq || !tf_cuda_gemv_q16_hsplit_takes(in->d, c)))
 		return tf_err("int16-input product: a split input normed by heads of %d over %lld columns needs heads of "
-			      "whole 32-column blocks, at most 128, that divide them, and their sums of squares", in->d,
+			      "32, 64 or 128 columns that divide them, and their sums of squares", in->d,
 			      (long long)c);
 	if (in->kind == TF_Q16_GNORM && !tf_cuda_gemv_q16_gnorm_takes(in->d, c))
 		return tf_err("gated norm heads of %d over %lld columns: not a power of two of 4 to 128 that divides them",
@@ -250,7 +250,7 @@ int tf_cuda_gemv_q16_gnorm_takes(int d, int64_t cols)
 
 int tf_cuda_gemv_q16_hsplit_takes(int d, int64_t cols)
 {
-	return d >= 32 && d <= 128 && d % 32 == 0 && cols % d == 0;
+	return (d == 32 || d == 64 || d == 128) && cols % d == 0;
 }
 
 int tf_cuda_gemv_q16_takes(const tf_weight *w)

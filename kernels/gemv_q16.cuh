@@ -91,8 +91,8 @@ int tf_cuda_gemv_q16_takes(const tf_weight *w);
 /* whether TF_Q16_GNORM takes heads of d over cols: d a power of two from 4
  * to 128 dividing cols (a head is one warp's lanes or fewer) */
 int tf_cuda_gemv_q16_gnorm_takes(int d, int64_t cols);
-/* whether TF_Q16_HSPLIT takes heads of d over cols: whole 32-column blocks,
- * at most 128 columns, dividing them */
+/* whether TF_Q16_HSPLIT takes heads of d over cols: 32, 64 or 128 columns
+ * (1, 2 or 4 whole blocks) dividing them */
 int tf_cuda_gemv_q16_hsplit_takes(int d, int64_t cols);
 /* kernel settings made once at start-up */
 int tf_cuda_gemv_q16_setup(void);

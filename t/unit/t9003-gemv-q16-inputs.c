@@ -227,10 +227,12 @@ static void run_hsplit(const struct form *f, int64_t rows, int64_t cols, int d)
 		same &= same_bits(what, one, got, NX * rows);
 	}
 	ok(same, "%s: rows alone and windows of 2, 3, 8, 9, 16 give the same bits", what);
-	/* heads of other than whole blocks are refused */
+	/* heads of other than 1, 2 or 4 whole blocks are refused */
 	in.d = 16;
-	ok(tf_cuda_gemv_q16(&dw, &in, 1, dy, rows, TF_Q16_ACC) < 0 && strstr(tf_errmsg(), "whole 32-column blocks"),
-	   "%s: heads of 16 refused: %s", what, tf_errmsg());
+	int refused = tf_cuda_gemv_q16(&dw, &in, 1, dy, rows, TF_Q16_ACC) < 0 && strstr(tf_errmsg(), "32, 64 or 128");
+	in.d = 96;
+	refused &= tf_cuda_gemv_q16(&dw, &in, 1, dy, rows, TF_Q16_ACC) < 0 && strstr(tf_errmsg(), "32, 64 or 128");
+	ok(refused, "%s: heads of 16 and 96 refused: %s", what, tf_errmsg());
 	tf_cuda_free(ds); tf_cuda_free(dsq); tf_cuda_free(dy);
 	tf_cuda_arena_close(&a);
 	free_weight(&w);
