@@ -60,6 +60,19 @@ static void int16_form(const float *v, int64_t n, int64_t cols, int16_t *q, floa
 	}
 }
 
+/* the products of w with inputs v (n, cols): p through their int16 form,
+ * as the kernels sum (q16_reference), and pf in floats (tf_matmul) */
+static void products(const tf_weight *w, const float *v, int64_t n, int64_t cols, float *p, float *pf)
+{
+	float *qd = malloc(4 * n * cols / 32), *xs = malloc(4 * n * cols / 32);
+	int16_t *q = malloc(2 * n * cols);
+
+	int16_form(v, n, cols, q, qd, xs);
+	q16_reference(w, q, qd, xs, n, p);
+	tf_matmul(w, v, n, pf);
+	free(qd); free(xs); free(q);
+}
+
 static const char *kind_name[] = { "split", "norm", "gated norm", "rows", "split normed by heads" };
 
 static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t cols)
@@ -70,8 +83,6 @@ static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t c
 	float *x = malloc(4 * NX * cols), *nw = malloc(4 * cols), *z = malloc(4 * NX * ldz), *v = malloc(4 * NX * cols);
 	float *p = malloc(4 * NX * rows), *pf = malloc(4 * NX * rows), *want = malloc(4 * NX * out), *wantf = malloc(4 * NX * out);
 	float *got = malloc(4 * NX * out), *one = malloc(4 * NX * out), *y0 = malloc(4 * NX * out);
-	float *qd = malloc(4 * NX * cols / 32), *xs = malloc(4 * NX * cols / 32);
-	int16_t *q = malloc(2 * NX * cols);
 	char what[200];
 	tf_cuda_arena a;
 
@@ -83,9 +94,7 @@ static void run(const struct form *f, int kind, int epi, int64_t rows, int64_t c
 	fill_f32(z, NX * ldz, 2.0f);
 	fill_f32(y0, NX * out, 1.0f);
 	values(kind, x, nw, z, ldz, d, NX, cols, v);
-	int16_form(v, NX, cols, q, qd, xs);
-	q16_reference(&w, q, qd, xs, NX, p);
-	tf_matmul(&w, v, NX, pf);
+	products(&w, v, NX, cols, p, pf);
 	for (int64_t i = 0; i < NX; i++)
 		for (int64_t r = 0; r < out; r++) {
 			float *o = want + i * out + r, *of = wantf + i * out + r;
@@ -148,7 +157,7 @@ out:
 	tf_cuda_arena_close(&a);
 	free_weight(&w);
 	free(x); free(nw); free(z); free(v); free(p); free(pf); free(want); free(wantf); free(got); free(one);
-	free(y0); free(qd); free(xs); free(q);
+	free(y0);
 }
 
 /* a split input normed by heads (TF_Q16_HSPLIT, what the Gated DeltaNet
@@ -163,8 +172,7 @@ static void run_hsplit(const struct form *f, int64_t rows, int64_t cols, int d)
 	float *x = malloc(4 * NX * cols), *nw = malloc(4 * d), *z = malloc(4 * NX * cols), *v = malloc(4 * NX * cols);
 	float *u = malloc(4 * NX * cols), *sq = malloc(4 * nb), *p = malloc(4 * NX * rows), *pf = malloc(4 * NX * rows);
 	float *y0 = malloc(4 * NX * rows), *want = malloc(4 * NX * rows), *wantf = malloc(4 * NX * rows);
-	float *got = malloc(4 * NX * rows), *one = malloc(4 * NX * rows), *qd = malloc(4 * nb), *xs = malloc(4 * nb);
-	int16_t *q = malloc(2 * NX * cols);
+	float *got = malloc(4 * NX * rows), *one = malloc(4 * NX * rows);
 	uint16_t *h = calloc(1, split_bytes(NX * cols)), *hw = malloc(split_bytes(NX * cols));
 	char what[200];
 	tf_cuda_arena a;
@@ -177,9 +185,7 @@ static void run_hsplit(const struct form *f, int64_t rows, int64_t cols, int d)
 	fill_f32(y0, NX * rows, 1.0f);
 	/* the normed values and their int16-input sum, as for TF_Q16_GNORM */
 	values(TF_Q16_GNORM, x, nw, z, cols, d, NX, cols, v);
-	int16_form(v, NX, cols, q, qd, xs);
-	q16_reference(&w, q, qd, xs, NX, p);
-	tf_matmul(&w, v, NX, pf);
+	products(&w, v, NX, cols, p, pf);
 	for (int64_t i = 0; i < NX * rows; i++) {
 		want[i] = p[i] + y0[i];
 		wantf[i] = pf[i] + y0[i];
@@ -237,7 +243,7 @@ static void run_hsplit(const struct form *f, int64_t rows, int64_t cols, int d)
 	tf_cuda_arena_close(&a);
 	free_weight(&w);
 	free(x); free(nw); free(z); free(v); free(u); free(sq); free(p); free(pf); free(y0); free(want); free(wantf);
-	free(got); free(one); free(qd); free(xs); free(q); free(h); free(hw);
+	free(got); free(one); free(h); free(hw);
 }
 
 /* the warp's butterfly sum of 32 values (lane l adds lane l ^ o, o = 16 .. 1) */
