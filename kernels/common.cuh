@@ -201,25 +201,7 @@ static __device__ __forceinline__ int16_t q16_warp(float v, float s, float *scal
  * 2^-9 of a block's largest value, compounded through the recurrent state,
  * moved decode steps by a mean KL of 1e-3 from the CPU's).
  * TF_SPLIT_BYTES (gemv.cuh) is the size of the whole.
- *
- * put_split writes element i of n*d: callers run it with whole warps over
- * 32 consecutive i starting at a multiple of 32.
  */
-static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, int d, int64_t i, float v)
-{
-	uint16_t h = f2bf(v), l = f2bf(v - bf2f(h));
-	plane[i] = h;
-	plane[size + i] = l;
-	if ((d & 31) == 0) {
-		float *sums = (float *)(plane + 2 * size), *scales = sums + size / 32, sc, sm;
-		int16_t *q = (int16_t *)(scales + size / 32);
-		q[i] = q16_warp(v, bf2f(h) + bf2f(l), &sc, &sm);
-		if ((threadIdx.x & 31) == 0) {
-			sums[i >> 5] = sm;
-			scales[i >> 5] = sc;
-		}
-	}
-}
 
 /* the parts after the planes of a split input of size values: sums,
  * scales, codes */
@@ -233,6 +215,24 @@ static __host__ __device__ __forceinline__ split_parts split_parts_of(const uint
 	float *sums = (float *)(split + 2 * size), *scales = sums + size / 32;
 
 	return { sums, scales, (int16_t *)(scales + size / 32) };
+}
+
+/* element i of a split input of size = n*d values: callers run it with
+ * whole warps over 32 consecutive i starting at a multiple of 32 */
+static __device__ __forceinline__ void put_split(uint16_t *plane, int64_t size, int d, int64_t i, float v)
+{
+	uint16_t h = f2bf(v), l = f2bf(v - bf2f(h));
+	plane[i] = h;
+	plane[size + i] = l;
+	if ((d & 31) == 0) {
+		const split_parts p = split_parts_of(plane, size);
+		float sc, sm;
+		p.codes[i] = q16_warp(v, bf2f(h) + bf2f(l), &sc, &sm);
+		if ((threadIdx.x & 31) == 0) {
+			p.sums[i >> 5] = sm;
+			p.scales[i >> 5] = sc;
+		}
+	}
 }
 
 static __device__ __forceinline__ float half2f(uint16_t h)

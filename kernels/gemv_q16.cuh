@@ -42,7 +42,8 @@ typedef struct {
 	float eps;
 	const float *z;         /* TF_Q16_GNORM: gates, head h of row i at z + i * ldz + h * d */
 	int64_t ldz;
-	int d;                  /* TF_Q16_GNORM, TF_Q16_HSPLIT: head size (tf_cuda_gemv_q16_gnorm_takes) */
+	int d;                  /* TF_Q16_GNORM, TF_Q16_HSPLIT: head size (tf_cuda_gemv_q16_gnorm_takes,
+				   tf_cuda_gemv_q16_hsplit_takes) */
 	const float *sq;        /* TF_Q16_HSPLIT: (n, cols/32) sums of squares */
 } tf_q16_in;
 

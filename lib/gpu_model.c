@@ -310,7 +310,7 @@ static int scratch(tf_gpu_seq *g, int64_t rows)
 	if (pw2 > pw)
 		pw = pw2;
 	if (TAKE(g->x, 4 * rows * H) || TAKE(g->x16, TF_SPLIT_BYTES(rows * w16)) || TAKE(g->proj, 4 * rows * pw) ||
-	    TAKE(g->qkv, 4 * rows * C) || TAKE(g->o, 4 * rows * vd) || TAKE(g->osq, 4 * rows * (vd / 32 + 1)) ||
+	    TAKE(g->qkv, 4 * rows * C) || TAKE(g->o, 4 * rows * vd) || TAKE(g->osq, 4 * rows * (vd / 32)) ||
 	    TAKE(g->gu, 8 * rows * I) || TAKE(g->logits, 4 * head * V))
 		return -1;
 #undef TAKE
