@@ -73,7 +73,8 @@ __global__ void __launch_bounds__(ST) argmax_part(const float *__restrict__ logi
  * tests that id, so the loads made a chain of a trip a slice (argmax_join
  * took 4.4 us alone under ncu, 3.0 this way; the 9B 4-bit decoded 603.0
  * to 604.1 tokens/s against 601.9 to 603.1). Launched with one warp a row. */
-__global__ void argmax_join(const float *__restrict__ pv, const int *__restrict__ pi, int V, int32_t *out)
+__global__ void argmax_join(const float *__restrict__ pv, const int *__restrict__ pi, int V, int32_t *out,
+			    int32_t *ids, int64_t *pos)
 {
 	static_assert(AB % WARP == 0, "whole warps of a row's slices");
 	__shared__ float v[AB];
@@ -105,10 +106,11 @@ __global__ void argmax_join(const float *__restrict__ pv, const int *__restrict_
 			idx = ix[k];
 		}
 	out[row] = idx < V ? idx : 0;
+	put_next(ids, pos, row, gridDim.x, idx < V ? idx : 0);
 }
 
 __global__ void __launch_bounds__(ST) sample_rows(const float *__restrict__ logits, int V,
-						  const tf_draw_args *__restrict__ a, int32_t *out)
+						  const tf_draw_args *__restrict__ a, int32_t *out, int32_t *ids, int64_t *pos)
 {
 	pdl_wait();
 	pdl_trigger();
@@ -151,8 +153,10 @@ __global__ void __launch_bounds__(ST) sample_rows(const float *__restrict__ logi
 		}
 	}
 	__syncthreads();
-	if (threadIdx.x == 0)
+	if (threadIdx.x == 0) {
 		out[blockIdx.x] = pick;
+		put_next(ids, pos, blockIdx.x, gridDim.x, pick);
+	}
 }
 
 /* ---- entries ---- */
@@ -174,7 +178,7 @@ int tf_cuda_draw_reserve(int n, int V)
 	return tf_cuda_top_reserve(n, V);
 }
 
-int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out)
+int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out, const tf_draw_next *next)
 {
 	cudaStream_t st = tf_cuda_stream_get();
 
@@ -183,16 +187,16 @@ int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out)
 	if (n > part_rows)
 		return tf_err("argmax of %d rows without tf_cuda_draw_reserve", n);
 	LAUNCH(argmax_part, n * AB, ST, logits, V, part_v, part_i);
-	LAUNCH(argmax_join, n, 32, part_v, part_i, V, out);
+	LAUNCH(argmax_join, n, 32, part_v, part_i, V, out, next ? next->ids : NULL, next ? next->pos : NULL);
 	LAUNCH_CHECK();
 	return 0;
 }
 
-int tf_cuda_sample(const float *logits, int n, int V, const tf_draw_args *a, int32_t *out)
+int tf_cuda_sample(const float *logits, int n, int V, const tf_draw_args *a, int32_t *out, const tf_draw_next *next)
 {
 	if (n <= 0)
 		return 0;
-	LAUNCH(sample_rows, n, ST, logits, V, a, out);
+	LAUNCH(sample_rows, n, ST, logits, V, a, out, next ? next->ids : NULL, next ? next->pos : NULL);
 	LAUNCH_CHECK();
 	return 0;
 }

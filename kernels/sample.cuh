@@ -34,12 +34,34 @@ static inline tf_draw_args tf_draw_args_of(tf_sampler *s)
 
 /* makes the draws' scratch room for n rows of V; call before capturing a step */
 int tf_cuda_draw_reserve(int n, int V);
+/* Each draw of n rows writes the ids to out and, with next non-NULL, also
+ * makes them the next decode step's inputs: next->ids[r] = the id of row r
+ * and *next->pos += n. So a step that feeds its draw to the next needs no
+ * copy from the host. */
+typedef struct {
+	int32_t *ids;                   /* (n) a pass's input ids */
+	int64_t *pos;                   /* its first position */
+} tf_draw_next;
+
+#ifdef __CUDACC__
+/* row r's id (of n) where a draw feeds the next step (next non-NULL: ids
+ * and pos its fields) */
+static __device__ __forceinline__ void put_next(int32_t *ids, int64_t *pos, int r, int n, int32_t id)
+{
+	if (!ids)
+		return;
+	ids[r] = id;
+	if (!r)
+		*pos += n;
+}
+#endif
+
 /* out[r] = the first index of the largest of logits (n, V) row r */
-int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out);
+int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out, const tf_draw_next *next);
 /* out[r] = a draw from softmax(row r / temp) by the inverse CDF at u (a[r]):
  * the first id whose running sum, in id order, exceeds u times the total,
  * as tf_sample does without top-k or top-p (a[r].top_k and top_p unread) */
-int tf_cuda_sample(const float *logits, int n, int V, const tf_draw_args *a, int32_t *out);
+int tf_cuda_sample(const float *logits, int n, int V, const tf_draw_args *a, int32_t *out, const tf_draw_next *next);
 /* top-k and top-p draws: sample_top.cuh */
 
 #ifdef __cplusplus

@@ -67,6 +67,12 @@ struct tf_gpu_seq {
 	tf_draw_args *h_args;
 	int32_t *h_draw;
 	float *h_logits;                /* (GPU_HEAD_BLOCK, V) */
+	/* a step with a draw leaves its drawn id in ids and its position + 1
+	 * in pos: while fed, ids[0] and pos hold fed_id and fed_pos on the
+	 * device, so a step with those copies nothing in */
+	int fed;
+	int32_t fed_id;
+	int64_t fed_pos;
 
 	/* activations for up to `rows` tokens */
 	int64_t rows;

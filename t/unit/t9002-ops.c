@@ -766,7 +766,7 @@ static void test_draws(void)
 	l[4 * (int64_t)V + V - 1] = 1e4f;                             /* the last id */
 	float *dl = dev_f32(l, (int64_t)n * V);
 	DIE_IF(tf_cuda_draw_reserve(n, V));
-	DIE_IF(tf_cuda_argmax(dl, n, V, dout));
+	DIE_IF(tf_cuda_argmax(dl, n, V, dout, NULL));
 	dev_get(got, dout, 4 * n);
 	int same = 1;
 	for (int r = 0; r < n; r++)
@@ -781,7 +781,7 @@ static void test_draws(void)
 		a[r] = (tf_draw_args){ .u = tf_sample_uniform(&s2), .temp = 0.7f, .top_p = 1 };
 	}
 	tf_draw_args *da = dev_copy(a, sizeof a);
-	DIE_IF(tf_cuda_sample(dl, n, V, da, dout));
+	DIE_IF(tf_cuda_sample(dl, n, V, da, dout, NULL));
 	dev_get(got, dout, 4 * n);
 	same = 1;
 	for (int r = 0; r < n; r++) {

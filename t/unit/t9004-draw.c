@@ -2,7 +2,8 @@
  * same logits and uniform numbers: 200 rows of up to 248320 ids at
  * temperatures 0.2 to 8, k from 1 to V - 1, p from 0 to 0.999, with runs of
  * equal probabilities, -inf logits and rows of one value; the same draw
- * twice, and a captured draw replayed with another sampler */
+ * twice, a captured draw replayed with another sampler, and each kind of
+ * draw leaving its ids as the next step's inputs (tf_draw_next) */
 #include "cudatest.h"
 #include "sample.h"
 
@@ -72,9 +73,9 @@ static void batch(int n, int V)
 	tf_draw_args *da = dev_copy(a, n * sizeof *a);
 	int32_t *dout = tf_cuda_alloc(4 * n, "test");
 	DIE_IF(tf_cuda_draw_reserve(n, V));
-	DIE_IF(tf_cuda_sample_top(dl, n, V, da, dout));
+	DIE_IF(tf_cuda_sample_top(dl, n, V, da, dout, NULL));
 	dev_get(got, dout, 4 * n);
-	DIE_IF(tf_cuda_sample_top(dl, n, V, da, dout));
+	DIE_IF(tf_cuda_sample_top(dl, n, V, da, dout, NULL));
 	dev_get(again, dout, 4 * n);
 	for (int r = 0; r < n; r++)
 		if (got[r] != want[r]) {
@@ -106,7 +107,7 @@ static void replay(void)
 	int32_t *dout = tf_cuda_alloc(4 * n, "test");
 	DIE_IF(tf_cuda_draw_reserve(n, V));
 	DIE_IF(tf_cuda_capture_begin());
-	DIE_IF(tf_cuda_sample_top(dl, n, V, da, dout));
+	DIE_IF(tf_cuda_sample_top(dl, n, V, da, dout, NULL));
 	DIE_IF(tf_cuda_capture_end(&g));
 	for (int t = 0; t < 5; t++) {
 		for (int r = 0; r < n; r++) {
@@ -128,9 +129,68 @@ static void replay(void)
 	tf_cuda_free(dl); tf_cuda_free(da); tf_cuda_free(dout);
 }
 
+/* each kind of draw of n rows, given where the next step's inputs live,
+ * writes its ids there too and moves the position on by n, once a launch
+ * (a captured one replayed twice: twice); without, touches neither */
+static void feeds(void)
+{
+	const int n = 3, V = 4099;
+	static const char *what[] = { "argmax", "a draw at a temperature", "a top-k/top-p draw" };
+	float *l = malloc(4 * (int64_t)n * V);
+	tf_draw_args a[3];
+
+	for (int r = 0; r < n; r++) {
+		tf_sampler s = pick_sampler(V);
+		s.top_k = 40;
+		fill_row(l + (int64_t)r * V, V, 5);
+		a[r] = tf_draw_args_of(&s);
+	}
+	float *dl = dev_copy(l, 4 * (int64_t)n * V);
+	tf_draw_args *da = dev_copy(a, sizeof a);
+	int32_t *dout = tf_cuda_alloc(4 * n, "test"), *dids = tf_cuda_alloc(4 * n, "test");
+	int64_t *dpos = tf_cuda_alloc(8, "test");
+	DIE_IF(tf_cuda_draw_reserve(n, V));
+	for (int kind = 0; kind < 3; kind++) {
+		const int32_t junk[3] = { -7, -7, -7 };
+		const int64_t start = 41;
+		const tf_draw_next next = { dids, dpos };
+		int32_t out[3], ids[3];
+		int64_t pos;
+		tf_cuda_graph *g = NULL;
+
+		DIE_IF(tf_cuda_upload(dids, junk, sizeof junk));
+		DIE_IF(tf_cuda_upload(dpos, &start, 8));
+		/* without: the inputs stay as they were */
+		DIE_IF(kind == 0 ? tf_cuda_argmax(dl, n, V, dout, NULL) : kind == 1 ? tf_cuda_sample(dl, n, V, da, dout, NULL)
+		       : tf_cuda_sample_top(dl, n, V, da, dout, NULL));
+		dev_get(ids, dids, sizeof ids);
+		dev_get(&pos, dpos, 8);
+		ok(!memcmp(ids, junk, sizeof ids) && pos == start, "%s without a next step leaves its inputs alone",
+		   what[kind]);
+		DIE_IF(tf_cuda_capture_begin());
+		DIE_IF(kind == 0 ? tf_cuda_argmax(dl, n, V, dout, &next) : kind == 1 ? tf_cuda_sample(dl, n, V, da, dout, &next)
+		       : tf_cuda_sample_top(dl, n, V, da, dout, &next));
+		DIE_IF(tf_cuda_capture_end(&g));
+		DIE_IF(tf_cuda_graph_run(g));
+		dev_get(out, dout, sizeof out);
+		dev_get(ids, dids, sizeof ids);
+		dev_get(&pos, dpos, 8);
+		ok(!memcmp(ids, out, sizeof ids) && pos == start + n && out[0] >= 0 && out[0] < V,
+		   "%s of %d rows leaves its ids (%d, %d, %d) and position %lld for the next step", what[kind], n,
+		   ids[0], ids[1], ids[2], (long long)pos);
+		DIE_IF(tf_cuda_graph_run(g));
+		dev_get(&pos, dpos, 8);
+		ok(pos == start + 2 * n, "%s replayed moves the position on again (%lld)", what[kind], (long long)pos);
+		tf_cuda_graph_free(g);
+	}
+	free(l);
+	tf_cuda_free(dl); tf_cuda_free(da); tf_cuda_free(dout); tf_cuda_free(dids); tf_cuda_free(dpos);
+}
+
 int main(void)
 {
 	cuda_or_skip();
+	feeds();
 	batch(120, 248320);
 	batch(40, 151937);
 	batch(30, 4099);
