@@ -59,7 +59,9 @@ __global__ void __launch_bounds__(Q16_WARPS * WARP, 1) gemv_q16(const __grid_con
 	constexpr int ROWBYTES = 64 * 1024 / (Q16_WARPS * RPW), CB = F::CC * F::BITS / 8;
 	const int nch = op.cols / F::CC;
 	const int nchp = ROWBYTES / CB < 1 ? 1 : ROWBYTES / CB < nch ? ROWBYTES / CB : nch;
-	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, tile_of(0, QO), nchp);
+	/* (past the first lane step where q16_run loads that itself) */
+	const int ch0 = q16_holds<F, NB>() && op.pre ? WARP * q16_u<F, NB>() : 0;
+	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, tile_of(0, QO), ch0, nchp);
 	/* pdl_wait is in the staging, after the loads of the norm factors */
 	q16_run<F, G, RPW, NB, SWI, QO>(op);
 }
@@ -183,10 +185,22 @@ static q16_src q16_src_of(const tf_q16_in *in, int n, int i, int64_t c)
 	return s;
 }
 
+/* whether the kernels load their first lane step of weights before the
+ * wait for the kernel before; TF_Q16_PRE=0 leaves it to the staging's end
+ * (for comparison) */
+static int q16_pre(void)
+{
+	static int pre = -1;
+
+	if (pre < 0)
+		pre = !tf_env_off("TF_Q16_PRE");
+	return pre;
+}
+
 static q16_op q16_op_of(const tf_weight *w, const q16_src &s, int n, float *y, int64_t ldy, int epi)
 {
 	return q16_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
-		       (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0 };
+		       (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0, q16_pre() };
 }
 
 typedef void (*q16_fn)(const q16_op);

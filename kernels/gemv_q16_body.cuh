@@ -28,6 +28,7 @@ struct q16_op {
 	int16_t *yq;
 	float *yd, *ys;
 	int64_t ldq;
+	int pre;                        /* load the first lane step before the wait (TF_Q16_PRE) */
 };
 
 /* One block of 16 warps a multiprocessor, not two of 8: every block stages
@@ -87,6 +88,23 @@ static __device__ __forceinline__ float bf16_at(const uint32_t *v, int i)
 	return __uint_as_float(i % 2 ? v[i / 2] & 0xffff0000u : v[i / 2] << 16);
 }
 
+/* lane steps a warp has in flight: a lane holds a whole block of inputs a
+ * group, so a pass of two rows or more holds half the steps */
+template <class F, int NB>
+static __host__ __device__ constexpr int q16_u(void)
+{
+	return NB > 1 && F::U > 1 ? F::U / 2 : F::U;
+}
+
+/* whether a warp holds its first lane step of weights through the staging
+ * (q16_run): for one input row a pass (a decode step) of the forms of
+ * 16-byte lane steps; the others then ran out of registers */
+template <class F, int NB>
+static __host__ __device__ constexpr bool q16_holds(void)
+{
+	return NB == 1 && F::WORDS % 4 == 0;
+}
+
 /* the block's k-th tile, or past the last: every gridDim.x-th from the
  * block's own; paired (SWI with int16 outputs), two at a time, tiles 2s
  * and 2s + 1 of s = blockIdx.x, + gridDim.x, ..., the 32 pairs of output
@@ -111,12 +129,13 @@ static __device__ __forceinline__ int tile_row(int tile, int warp, int r, int ro
 	return r0 + r < rows ? r0 + r : r0;
 }
 
-/* the first nchp chunks of the rows of this warp in tile `tile` and their
- * scales (biases), into L2 (only the first tile: prefetching each next tile
- * as well measured slower, 2.50 against 2.72 TB/s on the 9B 4-bit products) */
+/* chunks ch0 .. nchp - 1 of the rows of this warp in tile `tile` and the
+ * scales (biases) of the first nchp, into L2 (only the first tile:
+ * prefetching each next tile as well measured slower, 2.50 against 2.72
+ * TB/s on the 9B 4-bit products) */
 template <class F, int G, int RPW, bool SWI>
 static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const uint16_t *scales,
-						     const uint16_t *biases, int rows, int cols, int tile, int nchp)
+						     const uint16_t *biases, int rows, int cols, int tile, int ch0, int nchp)
 {
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int ngroups = cols / G;
@@ -129,7 +148,7 @@ static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const
 	#pragma unroll
 	for (int r = 0; r < RPW; r++) {
 		const int64_t row = tile_row<RPW, SWI>(tile, warp, r, rows);
-		for (int ch = lane; ch < nchp; ch += WARP)
+		for (int ch = ch0 + lane; ch < nchp; ch += WARP)
 			prefetch_l2(wdata + row * rowbytes + (int64_t)ch * (F::WORDS * 4));
 		for (int g = lane * 64; g < gp; g += WARP * 64) {
 			prefetch_l2(scales + row * ngroups + g);
@@ -164,6 +183,52 @@ static __device__ __forceinline__ void q16_out(const q16_op &op, const float *sl
 	}
 }
 
+/* a where B, else b */
+template <bool B, class T>
+static __device__ __forceinline__ T &either(T &a, T &b)
+{
+	if constexpr (B)
+		return a;
+	else
+		return b;
+}
+
+/* the lane's U chunks from c0 (every WARP-th) of each of its RPW rows:
+ * codes into wv, scales and biases (bf16 pairs) into sv, bv; zeros past
+ * the row's chunks */
+template <class F, int G, int U, int RPW, int SW>
+static __device__ __forceinline__ void load_lane_step(const uint8_t *__restrict__ wdata,
+						      const uint16_t *__restrict__ scales,
+						      const uint16_t *__restrict__ biases, int64_t rowbytes, int ngroups,
+						      int nch, const int *row, int c0, uint32_t (*wv)[RPW][F::WORDS],
+						      uint32_t (*sv)[RPW][SW], uint32_t (*bv)[RPW][SW])
+{
+	constexpr int GPC = F::CC >= G ? F::CC / G : 1; /* groups a chunk */
+
+	#pragma unroll
+	for (int u = 0; u < U; u++) {
+		const int ch = c0 + WARP * u;
+		#pragma unroll
+		for (int r = 0; r < RPW; r++) {
+			#pragma unroll
+			for (int i = 0; i < F::WORDS; i++)
+				wv[u][r][i] = 0;
+			#pragma unroll
+			for (int i = 0; i < SW; i++)
+				sv[u][r][i] = bv[u][r][i] = 0;
+			if (ch < nch) {
+				load_step<F>(wdata + row[r] * rowbytes, ch, wv[u][r]);
+				/* a chunk's GPC scales (biases) are adjacent and
+				 * aligned to their size: one load each */
+				const int64_t g0 = (int64_t)row[r] * ngroups + (int64_t)ch * F::CC / G;
+				load_bf16s<SW, GPC>(scales + g0, sv[u][r]);
+				if (!F::SIGN)
+					load_bf16s<SW, GPC>(biases + g0, bv[u][r]);
+			}
+		}
+	}
+}
+
 /* form F, weight groups of G, RPW rows a warp (SWI: SwiGLU pairs), NB
  * input rows a pass; QO: the SwiGLU outputs as their int16 form (op.yq) */
 template <class F, int G, int RPW, int NB, bool SWI, bool QO>
@@ -177,9 +242,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 	const int64_t ldy = op.ldy;
 	constexpr int LU = F::XW / 4;                   /* 16-byte input units a lane step */
 	constexpr int STEP = WARP;                      /* chunks a warp takes at once, one a lane */
-	/* a lane holds a whole block of inputs a group, so a pass of two
-	 * rows or more holds half the steps */
-	constexpr int U = NB > 1 && F::U > 1 ? F::U / 2 : F::U;
+	constexpr int U = q16_u<F, NB>();
+	constexpr bool HOLD = q16_holds<F, NB>();
 	constexpr int GPC = F::CC >= G ? F::CC / G : 1; /* groups a chunk */
 	constexpr int SW = (GPC + 1) / 2;               /* 32-bit words of a chunk's bf16 scales */
 	extern __shared__ uint4 sm[];
@@ -195,6 +259,30 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 	/* a tile is Q16_WARPS warps' rows (SWIGLU: pairs) */
 	const int trows = SWI ? rows / 2 : rows, per = SWI ? 1 : RPW;
 	const int ntiles = (trows + Q16_WARPS * per - 1) / (Q16_WARPS * per);
+
+	/* the codes, scales and biases of the warp's first lane step are
+	 * loaded now, before the staging waits for the kernel before this
+	 * one: no kernel writes weights, so they may arrive while it ends,
+	 * and the sums start once the inputs are staged, not one trip to L2
+	 * later (the L2 is where prefetch_tile sent them). tg128 in tokens/s
+	 * against TF_Q16_PRE=0, one build, three runs each: 9B 4-bit 613.7 to
+	 * 614.4 against 599.8 to 601.8, 27B 4-bit 179.3 to 179.4 against
+	 * 172.6 to 172.7, 27B sign1 218.7 against 211.7 to 211.9. A second
+	 * lane step sent to L2 here as well measured 567 against 607. */
+	uint32_t hw[U][RPW][F::WORDS];
+	uint32_t hs[U][RPW][SW], hb[U][RPW][SW];
+	bool held = false;
+	if (HOLD && op.pre) {
+		const int tile = tile_of(0, QO);
+		if (tile < ntiles && (tile * Q16_WARPS + warp) * per < trows) {
+			int row[RPW];
+			#pragma unroll
+			for (int r = 0; r < RPW; r++)
+				row[r] = tile_row<RPW, SWI>(tile, warp, r, rows);
+			load_lane_step<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, nch, row, lane, hw, hs, hb);
+			held = true;
+		}
+	}
 
 	for (int j0 = 0; j0 < n; j0 += NB) {
 		__syncthreads();        /* the previous pass is done with the inputs */
@@ -234,31 +322,19 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 						     ? y[(int64_t)(j0 + j) * ldy + r0 + r] : 0.0f;
 			}
 			for (int c0 = lane; c0 < nch; c0 += STEP * U) {
-				uint32_t wv[U][RPW][F::WORDS];
-				uint32_t sv[U][RPW][SW], bv[U][RPW][SW];        /* bf16 pairs */
-				/* every load of the step first, so U * RPW lane steps are in flight */
-				#pragma unroll
-				for (int u = 0; u < U; u++) {
-					const int ch = c0 + STEP * u;
-					#pragma unroll
-					for (int r = 0; r < RPW; r++) {
-						#pragma unroll
-						for (int i = 0; i < F::WORDS; i++)
-							wv[u][r][i] = 0;
-						#pragma unroll
-						for (int i = 0; i < SW; i++)
-							sv[u][r][i] = bv[u][r][i] = 0;
-						if (ch < nch) {
-							load_step<F>(wdata + row[r] * rowbytes, ch, wv[u][r]);
-							/* a chunk's GPC scales (biases) are adjacent and
-							 * aligned to their size: one load each */
-							const int64_t g0 = (int64_t)row[r] * ngroups + (int64_t)ch * F::CC / G;
-							load_bf16s<SW, GPC>(scales + g0, sv[u][r]);
-							if (!F::SIGN)
-								load_bf16s<SW, GPC>(biases + g0, bv[u][r]);
-						}
-					}
-				}
+				/* the arrays of a step live in the loop, or where it
+				 * holds the first step, outside (the same registers:
+				 * copying the held ones into the loop's spilled) */
+				uint32_t lw[U][RPW][F::WORDS];
+				uint32_t ls[U][RPW][SW], lb[U][RPW][SW];        /* bf16 pairs */
+				auto &wv = either<HOLD>(hw, lw);
+				auto &sv = either<HOLD>(hs, ls);
+				auto &bv = either<HOLD>(hb, lb);
+				/* every load of the step first, so U * RPW lane steps
+				 * are in flight (the block's first step may be held) */
+				if (!held)
+					load_lane_step<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, nch, row, c0, wv, sv, bv);
+				held = false;
 				#pragma unroll
 				for (int u = 0; u < U; u++) {
 					const int ch = c0 + STEP * u;
