@@ -97,8 +97,8 @@ static __host__ __device__ constexpr int q16_u(void)
 }
 
 /* whether a warp holds its first lane step of weights through the staging
- * (q16_run): for one input row a pass (a decode step) of the forms of
- * 16-byte lane steps; the others then ran out of registers */
+ * (q16_run): for one input row a pass (a decode step) of the forms whose
+ * lane steps are whole 16-byte units; the others then spilled registers */
 template <class F, int NB>
 static __host__ __device__ constexpr bool q16_holds(void)
 {
