@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(ST) argmax_part(const float *__restrict__ logi
  * took 4.4 us alone under ncu, 3.0 this way; the 9B 4-bit decoded 603.0
  * to 604.1 tokens/s against 601.9 to 603.1). Launched with one warp a row. */
 __global__ void argmax_join(const float *__restrict__ pv, const int *__restrict__ pi, int V, int32_t *out,
-			    int32_t *ids, int64_t *pos)
+			    tf_draw_next nx)
 {
 	static_assert(AB % WARP == 0, "whole warps of a row's slices");
 	__shared__ float v[AB];
@@ -106,11 +106,11 @@ __global__ void argmax_join(const float *__restrict__ pv, const int *__restrict_
 			idx = ix[k];
 		}
 	out[row] = idx < V ? idx : 0;
-	put_next(ids, pos, row, gridDim.x, idx < V ? idx : 0);
+	put_next(nx, row, gridDim.x, idx < V ? idx : 0);
 }
 
 __global__ void __launch_bounds__(ST) sample_rows(const float *__restrict__ logits, int V,
-						  const tf_draw_args *__restrict__ a, int32_t *out, int32_t *ids, int64_t *pos)
+						  const tf_draw_args *__restrict__ a, int32_t *out, tf_draw_next nx)
 {
 	pdl_wait();
 	pdl_trigger();
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(ST) sample_rows(const float *__restrict__ logi
 	__syncthreads();
 	if (threadIdx.x == 0) {
 		out[blockIdx.x] = pick;
-		put_next(ids, pos, blockIdx.x, gridDim.x, pick);
+		put_next(nx, blockIdx.x, gridDim.x, pick);
 	}
 }
 
@@ -187,7 +187,7 @@ int tf_cuda_argmax(const float *logits, int n, int V, int32_t *out, const tf_dra
 	if (n > part_rows)
 		return tf_err("argmax of %d rows without tf_cuda_draw_reserve", n);
 	LAUNCH(argmax_part, n * AB, ST, logits, V, part_v, part_i);
-	LAUNCH(argmax_join, n, 32, part_v, part_i, V, out, next ? next->ids : NULL, next ? next->pos : NULL);
+	LAUNCH(argmax_join, n, 32, part_v, part_i, V, out, next_or_none(next));
 	LAUNCH_CHECK();
 	return 0;
 }
@@ -196,7 +196,7 @@ int tf_cuda_sample(const float *logits, int n, int V, const tf_draw_args *a, int
 {
 	if (n <= 0)
 		return 0;
-	LAUNCH(sample_rows, n, ST, logits, V, a, out, next ? next->ids : NULL, next ? next->pos : NULL);
+	LAUNCH(sample_rows, n, ST, logits, V, a, out, next_or_none(next));
 	LAUNCH_CHECK();
 	return 0;
 }

@@ -44,15 +44,20 @@ typedef struct {
 } tf_draw_next;
 
 #ifdef __CUDACC__
-/* row r's id (of n) where a draw feeds the next step (next non-NULL: ids
- * and pos its fields) */
-static __device__ __forceinline__ void put_next(int32_t *ids, int64_t *pos, int r, int n, int32_t id)
+/* what a draw kernel is handed for next: *next, or no fields where NULL */
+static inline tf_draw_next next_or_none(const tf_draw_next *next)
 {
-	if (!ids)
+	return next ? *next : tf_draw_next{ NULL, NULL };
+}
+
+/* row r's id (of n) where a draw feeds the next step (nx's fields set) */
+static __device__ __forceinline__ void put_next(const tf_draw_next &nx, int r, int n, int32_t id)
+{
+	if (!nx.ids)
 		return;
-	ids[r] = id;
+	nx.ids[r] = id;
 	if (!r)
-		*pos += n;
+		*nx.pos += n;
 }
 #endif
 

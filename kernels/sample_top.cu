@@ -418,8 +418,7 @@ static __device__ u128 fixed(double t, int up)
 
 /* a block a row: tf_sample's cuts and draw by descents, the id by counting */
 __global__ void __launch_bounds__(ST) pick_rows(int V, const tf_draw_args *__restrict__ a, top_bins *bins,
-						const unsigned *__restrict__ keys, int64_t ks, int32_t *out, int32_t *ids,
-						int64_t *pos)
+						const unsigned *__restrict__ keys, int64_t ks, int32_t *out, tf_draw_next nx)
 {
 	__shared__ pick_smem s;
 	pdl_wait();
@@ -461,7 +460,7 @@ __global__ void __launch_bounds__(ST) pick_rows(int V, const tf_draw_args *__res
 	if (threadIdx.x == 0) {
 		g->mx = 0;
 		out[row] = id;
-		put_next(ids, pos, row, gridDim.x, id);
+		put_next(nx, row, gridDim.x, id);
 	}
 }
 
@@ -504,7 +503,7 @@ int tf_cuda_sample_top(const float *logits, int n, int V, const tf_draw_args *a,
 		return tf_err("top-k/top-p draw of %d rows of %d without tf_cuda_draw_reserve", n, V);
 	LAUNCH(max_rows, n * PB, ST, logits, V, top_b);
 	LAUNCH(prob_rows, n * PB, ST, logits, V, a, top_b, top_keys, ks);
-	LAUNCH(pick_rows, n, ST, V, a, top_b, top_keys, ks, out, next ? next->ids : NULL, next ? next->pos : NULL);
+	LAUNCH(pick_rows, n, ST, V, a, top_b, top_keys, ks, out, next_or_none(next));
 	LAUNCH_CHECK();
 	return 0;
 }
