@@ -365,7 +365,7 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 							#pragma unroll
 							for (int r = 0; r < RPW; r++) {
 								int I[F::GB];
-								F::sums(g, wv[u][r], x, I);
+								F::template sums<NB>(g, wv[u][r], x, I);
 								/* the blocks' integer sums, scaled; a sign1 block
 								 * counts 2 (set) - (all), and -I is the set part */
 								#pragma unroll
