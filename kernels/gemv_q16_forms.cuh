@@ -53,8 +53,8 @@ static __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b)
  * flight and NBMAX input rows a pass (as many as registers allow);
  * and sums<NB>(), the exact integer dot product of group g's codes of each
  * of its blocks with the group's inputs (NB: the kernel's input rows a
- * pass, for a form whose code for it depends on them). A group is loaded just before its
- * sums, so a lane holds one group of inputs, not a lane step's.
+ * pass, where a form's code depends on them). A group is loaded just
+ * before its sums, so a lane holds one group of inputs, not a lane step's.
  *
  * The codes meet the inputs as bytes: a code word becomes four code bytes
  * (one mask, a shift and a mask, or a prmt that turns four sign bits into
@@ -114,10 +114,11 @@ struct F4L {
  * block g of the lane step meets them with x[8i + 2e] of its inputs
  * (columns e, e + 4 of word i) and x[8i + 2e + 1] (e + 8, e + 12). As
  * F4L, one-row passes mask those codes in place, w & (0x03030303 << 2e),
- * 4^e times each, into a sum s[e] of their own, exact, and add s[e] >>
- * 2e at the end: no shift a field. Against the build with the shifts,
- * in one run: tg128 635.8 to 636.9 tokens/s against 629.0 to 631.9 on
- * the 9B 2-bit, 213.9 to 214.7 against 209.3 to 209.9 on the 27B 2-bit. */
+ * 4^e times each, into a sum s[e] of their own, exact (a byte at most
+ * 192), and add s[e] >> 2e at the end: no shift a field. Against the
+ * build with the shifts, in one run: tg128 635.8 to 636.9 tokens/s
+ * against 629.0 to 631.9 on the 9B 2-bit, 213.9 to 214.7 against 209.3
+ * to 209.9 on the 27B 2-bit. */
 struct F2L {
 	static constexpr int WORDS = 4, NG = 2, GW = 16, GB = 1, CC = 64, BITS = 2, U = 4, NBMAX = 2;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;
