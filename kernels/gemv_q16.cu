@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(Q16_WARPS * WARP, 1) gemv_q16(const __grid_con
 	const int nch = op.cols / F::CC;
 	const int nchp = ROWBYTES / CB < 1 ? 1 : ROWBYTES / CB < nch ? ROWBYTES / CB : nch;
 	/* (past the first lane step where q16_run loads that itself) */
-	const int ch0 = q16_holds<F, NB>() && op.pre ? WARP * q16_u<F, NB>() : 0;
+	const int ch0 = q16_loads_first<F, NB>(op) ? WARP * q16_u<F, NB>() : 0;
 	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, tile_of(0, QO), ch0, nchp);
 	/* pdl_wait is in the staging, after the loads of the norm factors */
 	q16_run<F, G, RPW, NB, SWI, QO>(op);

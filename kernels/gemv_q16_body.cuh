@@ -105,6 +105,15 @@ static __host__ __device__ constexpr bool q16_holds(void)
 	return NB == 1 && F::WORDS % 4 == 0;
 }
 
+/* whether this launch's warps load their first lane step before the wait:
+ * where the form holds it and TF_Q16_PRE allows (prefetch_tile's start and
+ * q16_run must agree) */
+template <class F, int NB>
+static __device__ __forceinline__ bool q16_loads_first(const q16_op &op)
+{
+	return q16_holds<F, NB>() && op.pre;
+}
+
 /* the block's k-th tile, or past the last: every gridDim.x-th from the
  * block's own; paired (SWI with int16 outputs), two at a time, tiles 2s
  * and 2s + 1 of s = blockIdx.x, + gridDim.x, ..., the 32 pairs of output
@@ -272,7 +281,7 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 	uint32_t hw[U][RPW][F::WORDS];
 	uint32_t hs[U][RPW][SW], hb[U][RPW][SW];
 	bool held = false;
-	if (HOLD && op.pre) {
+	if (q16_loads_first<F, NB>(op)) {
 		const int tile = tile_of(0, QO);
 		if (tile < ntiles && (tile * Q16_WARPS + warp) * per < trows) {
 			int row[RPW];

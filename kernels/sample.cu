@@ -105,8 +105,9 @@ __global__ void argmax_join(const float *__restrict__ pv, const int *__restrict_
 			best = v[k];
 			idx = ix[k];
 		}
-	out[row] = idx < V ? idx : 0;
-	put_next(nx, row, gridDim.x, idx < V ? idx : 0);
+	const int32_t id = idx < V ? idx : 0;
+	out[row] = id;
+	put_next(nx, row, gridDim.x, id);
 }
 
 __global__ void __launch_bounds__(ST) sample_rows(const float *__restrict__ logits, int V,
