@@ -197,10 +197,22 @@ static int q16_pre(void)
 	return pre;
 }
 
+/* whether the kernels load lane steps of whole chunks without a check
+ * a chunk (gemv_q16_body.cuh, q16_load); TF_Q16_WHOLE=0 never (for
+ * comparison) */
+static int q16_whole(void)
+{
+	static int whole = -1;
+
+	if (whole < 0)
+		whole = !tf_env_off("TF_Q16_WHOLE");
+	return whole;
+}
+
 static q16_op q16_op_of(const tf_weight *w, const q16_src &s, int n, float *y, int64_t ldy, int epi)
 {
 	return q16_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
-		       (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0, q16_pre() };
+		       (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0, q16_pre(), q16_whole() };
 }
 
 typedef void (*q16_fn)(const q16_op);

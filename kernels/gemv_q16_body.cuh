@@ -29,6 +29,7 @@ struct q16_op {
 	float *yd, *ys;
 	int64_t ldq;
 	int pre;                        /* load the first lane step before the wait (TF_Q16_PRE) */
+	int whole;                      /* lane steps of whole chunks with load_lane_full (TF_Q16_WHOLE) */
 };
 
 /* One block of 16 warps a multiprocessor, not two of 8: every block stages
@@ -238,6 +239,81 @@ static __device__ __forceinline__ void load_lane_step(const uint8_t *__restrict_
 	}
 }
 
+/* load_lane_step where the step's first nu chunks of every lane lie in
+ * the rows and the others past them (q16_load): one address a row for its
+ * codes, one for its scales and one for its biases, each chunk at a
+ * constant offset from them, and no zeros (q16_run's sums stop at the
+ * rows' end). load_lane_step's checks and zeros for each chunk, and its
+ * address for each, cost some 150 instructions a lane step of two rows,
+ * against some 50 here and 300 for the step's sums (cuobjdump -sass). */
+template <class F, int G, int U, int RPW, int SW>
+static __device__ __forceinline__ void load_lane_full(const uint8_t *__restrict__ wdata,
+						      const uint16_t *__restrict__ scales,
+						      const uint16_t *__restrict__ biases, int64_t rowbytes, int ngroups,
+						      const int *row, int c0, int nu, uint32_t (*wv)[RPW][F::WORDS],
+						      uint32_t (*sv)[RPW][SW], uint32_t (*bv)[RPW][SW])
+{
+	constexpr int GPC = F::CC >= G ? F::CC / G : 1; /* groups a chunk */
+	constexpr int CB = F::WORDS * 4;                /* code bytes a chunk */
+	constexpr int GU = WARP * F::CC / G;            /* groups between a lane's chunks u and u + 1 */
+	static_assert(WARP * F::CC % G == 0, "a lane's chunks are whole groups apart");
+
+	#pragma unroll
+	for (int r = 0; r < RPW; r++) {
+		const uint8_t *p = wdata + row[r] * rowbytes + (int64_t)c0 * CB;
+		const int64_t g0 = (int64_t)row[r] * ngroups + (int64_t)c0 * F::CC / G;
+		const uint16_t *ps = scales + g0, *pb = biases + g0;
+		#pragma unroll
+		for (int u = 0; u < U; u++) {
+			if (u >= nu)
+				break;
+			if constexpr (F::WORDS % 4 == 0) {
+				#pragma unroll
+				for (int i = 0; i < F::WORDS / 4; i++) {
+					const uint4 v = ld_stream((const uint4 *)(p + u * WARP * CB) + i);
+					wv[u][r][4 * i] = v.x; wv[u][r][4 * i + 1] = v.y;
+					wv[u][r][4 * i + 2] = v.z; wv[u][r][4 * i + 3] = v.w;
+				}
+			} else {
+				load_step<F>(p + u * WARP * CB, 0, wv[u][r]);
+			}
+			load_bf16s<SW, GPC>(ps + u * GU, sv[u][r]);
+			if (!F::SIGN)
+				load_bf16s<SW, GPC>(pb + u * GU, bv[u][r]);
+		}
+	}
+}
+
+/* whether the passes of form F with NB input rows take load_lane_full:
+ * those of one row of the 16-byte forms (q16_holds), but sign1, whose
+ * products are bound by their sums and measured 0.5% slower with it (27B
+ * sign1 tg128 215.0 against 216.1 tokens/s) */
+template <class F, int NB>
+static __host__ __device__ constexpr bool q16_whole_form(void)
+{
+	return q16_holds<F, NB>() && !F::SIGN;
+}
+
+/* a warp's lane step from chunk c0 (that of lane 0 is c0 - lane): with
+ * load_lane_full where the step's chunks are whole for every lane, all U
+ * of them in the rows or the first left / WARP (the same number for every
+ * lane), which every lane step of a row of WARP * U * F::CC columns or a
+ * multiple of WARP * F::CC is; else load_lane_step */
+template <class F, int G, int U, int RPW, int NB, int SW>
+static __device__ __forceinline__ void q16_load(const q16_op &op, const uint8_t *__restrict__ wdata,
+						const uint16_t *__restrict__ scales, const uint16_t *__restrict__ biases,
+						int64_t rowbytes, int ngroups, int nch, const int *row, int c0,
+						uint32_t (*wv)[RPW][F::WORDS], uint32_t (*sv)[RPW][SW], uint32_t (*bv)[RPW][SW])
+{
+	const int left = nch - (c0 - (int)(threadIdx.x & 31));  /* chunks from lane 0's */
+
+	if (q16_whole_form<F, NB>() && op.whole && (left >= WARP * U || left % WARP == 0))
+		load_lane_full<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, row, c0, left / WARP, wv,
+						 sv, bv);
+	else
+		load_lane_step<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, nch, row, c0, wv, sv, bv);
+}
+
 /* form F, weight groups of G, RPW rows a warp (SWI: SwiGLU pairs), NB
  * input rows a pass; QO: the SwiGLU outputs as their int16 form (op.yq) */
 template <class F, int G, int RPW, int NB, bool SWI, bool QO>
@@ -288,7 +364,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 			#pragma unroll
 			for (int r = 0; r < RPW; r++)
 				row[r] = tile_row<RPW, SWI>(tile, warp, r, rows);
-			load_lane_step<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, nch, row, lane, hw, hs, hb);
+			q16_load<F, G, U, RPW, NB, SW>(op, wdata, scales, biases, rowbytes, ngroups, nch, row, lane, hw, hs,
+						       hb);
 			held = true;
 		}
 	}
@@ -342,7 +419,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 				/* every load of the step first, so U * RPW lane steps
 				 * are in flight (the block's first step may be held) */
 				if (!held)
-					load_lane_step<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, nch, row, c0, wv, sv, bv);
+					q16_load<F, G, U, RPW, NB, SW>(op, wdata, scales, biases, rowbytes, ngroups, nch, row,
+								       c0, wv, sv, bv);
 				held = false;
 				#pragma unroll
 				for (int u = 0; u < U; u++) {

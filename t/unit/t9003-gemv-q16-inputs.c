@@ -351,6 +351,14 @@ int main(void)
 	run(&forms[0], TF_Q16_ROWS, TF_Q16_ACC, 40, 12928);
 	run(&forms[0], TF_Q16_NORM, TF_Q16_STORE, 40, 8320);
 	run(&forms[0], TF_Q16_GNORM, TF_Q16_ACC, 40, 8320);
+	/* a row's lane steps of whole chunks for every lane, all U of them
+	 * or fewer (gemv_q16_body.cuh, load_lane_full), against windows,
+	 * which load each chunk with its check: the 27B's 5120 columns (four
+	 * chunks a lane, then one), 4096 columns of 2 bits (two), and 8 bits
+	 * over 2080 (two, then a step of one chunk for lane 0 alone) */
+	run(&forms[0], TF_Q16_NORM, TF_Q16_ACC, 300, 5120);
+	run(&forms[2], TF_Q16_NORM, TF_Q16_STORE, 300, 4096);
+	run(&forms[4], TF_Q16_NORM, TF_Q16_STORE, 300, 2080);
 	/* more tiles than blocks: 9000 rows at two a warp are 282 tiles, so
 	 * a block takes two or three, its outputs and residual adds at each
 	 * tile's rows */
