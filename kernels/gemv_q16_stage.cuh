@@ -73,9 +73,12 @@ static __device__ __forceinline__ float sumsq4(float4 v)
 	return fmaf(v.w, v.w, fmaf(v.z, v.z, fmaf(v.y, v.y, v.x * v.x)));
 }
 
+/* a global load (__ldcg: the addresses held across the wait below no
+ * longer tell the compiler where they point, and a generic load costs a
+ * lookup of the space) */
 static __device__ __forceinline__ float4 ld4(const float *p)
 {
-	return *(const float4 *)p;
+	return __ldcg((const float4 *)p);
 }
 
 /* a thread's quads q0 + i * blockDim + tid (i < N) of row x, zeros past the
@@ -101,7 +104,8 @@ static __device__ __forceinline__ void load_gates(const float *z, bool vec, int 
 	#pragma unroll
 	for (int i = 0; i < N; i++) {
 		const int qd = q0 + i * blockDim.x + threadIdx.x;
-		v[i] = in && qd < quads ? make_float4(z[4 * qd], z[4 * qd + 1], z[4 * qd + 2], z[4 * qd + 3])
+		v[i] = in && qd < quads ? make_float4(__ldcg(z + 4 * qd), __ldcg(z + 4 * qd + 1), __ldcg(z + 4 * qd + 2),
+						      __ldcg(z + 4 * qd + 3))
 					: make_float4(0, 0, 0, 0);
 	}
 }
@@ -149,10 +153,18 @@ static __device__ __forceinline__ void stage_rows(const q16_src &s, int j0, int 
 		load_quads<QH>(s.w, 0, quads, true, u);
 	if (K == TF_Q16_GNORM)
 		g = ld4(s.w + 4 * threadIdx.x % s.d);
+	/* the pass's first row and gates, their addresses made before the
+	 * wait and held (the empty asm: the compiler, short of registers,
+	 * made them again from the launch's values for each quad after it, a
+	 * 64-bit product each, 70 instructions before a thread's first load) */
+	const float *x0 = s.x + (int64_t)j0 * s.ldx, *z0 = s.z + (int64_t)j0 * s.ldz;
+	asm volatile("" : "+l"(x0));
+	if (K == TF_Q16_GNORM)
+		asm volatile("" : "+l"(z0));
 	pdl_wait();
 	for (int j = 0; j < NB; j++) {
 		const bool in = j0 + j < n;
-		const float *xr = s.x + (int64_t)(j0 + j) * s.ldx, *zr = s.z + (int64_t)(j0 + j) * s.ldz;
+		const float *xr = x0 + (int64_t)j * s.ldx, *zr = z0 + (int64_t)j * s.ldz;
 		float share = 0.0f;     /* NORM: the thread's share of the row's sum of squares */
 		for (int q0 = 0; q0 < quads; q0 += round) {
 			load_quads<QH>(xr, q0, quads, in, v);
