@@ -276,23 +276,28 @@ static __device__ __forceinline__ void stage_split(const q16_src &s, int j0, int
 	const float *xsq = s.sq ? s.sq + (int64_t)j0 * nblk : NULL;
 	const float inv_d = s.sq ? 1.0f / (float)s.d : 0.0f;    /* d a power of two: exact */
 
+	/* the thread's addresses made before the wait and held, as
+	 * stage_rows does, with global loads (__ldcg) */
+	const uint2 *pa = (const uint2 *)xq + (DIRECT ? 2 : 1) * threadIdx.x;
+	const float *pd = xd + threadIdx.x, *ps = xs + threadIdx.x;
+	asm volatile("" : "+l"(pa), "+l"(pd), "+l"(ps));
 	pdl_wait();
 	for (int i0 = 0; i0 < total || i0 < nsc; i0 += CU * blockDim.x) {
 		uint2 a[CU], b[CU];
 		float dv[CU], sv[CU], hq[CU];
 		#pragma unroll
 		for (int u = 0; u < CU; u++) {
-			const int i = i0 + u * blockDim.x + threadIdx.x;
+			const int o = i0 + u * blockDim.x, i = o + threadIdx.x;
 			const bool in = i < live * per;
 			if (DIRECT) {
 				/* unit i: columns 8i .. 8i + 7 */
-				a[u] = in ? ((const uint2 *)xq)[2 * i] : make_uint2(0, 0);
-				b[u] = in ? ((const uint2 *)xq)[2 * i + 1] : make_uint2(0, 0);
+				a[u] = in ? __ldcg(pa + 2 * o) : make_uint2(0, 0);
+				b[u] = in ? __ldcg(pa + 2 * o + 1) : make_uint2(0, 0);
 			} else {
-				a[u] = in ? ((const uint2 *)xq)[i] : make_uint2(0, 0);
+				a[u] = in ? __ldcg(pa + o) : make_uint2(0, 0);
 			}
-			dv[u] = i < live * nblk ? xd[i] : 0.0f;
-			sv[u] = i < live * nblk ? xs[i] : 0.0f;
+			dv[u] = i < live * nblk ? __ldcg(pd + o) : 0.0f;
+			sv[u] = i < live * nblk ? __ldcg(ps + o) : 0.0f;
 			/* the head's blocks in order from its first (a head is
 			 * whole blocks of one row: nblk is a multiple of hb, a
 			 * power of two) */
