@@ -244,7 +244,7 @@ static __device__ __forceinline__ void load_lane_step(const uint8_t *__restrict_
  * codes, one for its scales and one for its biases, each chunk at a
  * constant offset from them, and no zeros (q16_run's sums stop at the
  * rows' end). load_lane_step's checks and zeros for each chunk, and its
- * address for each, cost some 150 instructions a lane step of two rows,
+ * address for each, cost some 175 instructions a lane step of two rows,
  * against some 50 here and 300 for the step's sums (cuobjdump -sass). */
 template <class F, int G, int U, int RPW, int SW>
 static __device__ __forceinline__ void load_lane_full(const uint8_t *__restrict__ wdata,
@@ -267,16 +267,7 @@ static __device__ __forceinline__ void load_lane_full(const uint8_t *__restrict_
 		for (int u = 0; u < U; u++) {
 			if (u >= nu)
 				break;
-			if constexpr (F::WORDS % 4 == 0) {
-				#pragma unroll
-				for (int i = 0; i < F::WORDS / 4; i++) {
-					const uint4 v = ld_stream((const uint4 *)(p + u * WARP * CB) + i);
-					wv[u][r][4 * i] = v.x; wv[u][r][4 * i + 1] = v.y;
-					wv[u][r][4 * i + 2] = v.z; wv[u][r][4 * i + 3] = v.w;
-				}
-			} else {
-				load_step<F>(p + u * WARP * CB, 0, wv[u][r]);
-			}
+			load_step<F>(p + u * WARP * CB, 0, wv[u][r]);
 			load_bf16s<SW, GPC>(ps + u * GU, sv[u][r]);
 			if (!F::SIGN)
 				load_bf16s<SW, GPC>(pb + u * GU, bv[u][r]);
