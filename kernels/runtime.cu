@@ -160,6 +160,18 @@ void *tf_cuda_host_alloc(uint64_t bytes)
 	return p;
 }
 
+void *tf_cuda_host_mapped(void *p)
+{
+	void *d = NULL;
+
+	if (cudaHostGetDevicePointer(&d, p, 0) != cudaSuccess) {
+		cudaGetLastError();
+		tf_err("page-locked host memory is not mapped into the device's addresses");
+		return NULL;
+	}
+	return d;
+}
+
 void tf_cuda_host_free(void *p)
 {
 	if (p)

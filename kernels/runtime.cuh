@@ -46,6 +46,10 @@ int tf_cuda_regrow(void **p, uint64_t bytes, const char *what);
 /* page-locked host memory, for copies that overlap and can be captured */
 void *tf_cuda_host_alloc(uint64_t bytes);
 void tf_cuda_host_free(void *p);
+/* the device's address of page-locked host memory from tf_cuda_host_alloc,
+ * which kernels may write (the host reads it after a sync); NULL with an
+ * error where the device cannot */
+void *tf_cuda_host_mapped(void *p);
 
 /* host <-> device copies (synchronous), device copies and fills (on the stream) */
 int tf_cuda_upload(void *dst, const void *src, uint64_t bytes);

@@ -389,7 +389,9 @@ static int draw_kind(const tf_sampler *s, int V)
 }
 
 /* one decode step with the next id drawn on the device: only 4 bytes come
- * back instead of a row of logits */
+ * back instead of a row of logits, written by the draw straight into host
+ * memory (g->draw), so the step's graph ends with the draw's kernel rather
+ * than with a copy after it */
 int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
 {
 	tf_gpu_seq *g = st->gpu;
@@ -417,8 +419,7 @@ int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
 		if (layers(g, 1, 0) < 0 || head(g, 0, 1, 0) < 0 ||
 		    (kind == 1 ? tf_cuda_argmax(g->logits, 1, V, g->draw, &feed)
 		     : kind == 2 ? tf_cuda_sample(g->logits, 1, V, g->args, g->draw, &feed)
-		     : tf_cuda_sample_top(g->logits, 1, V, g->args, g->draw, &feed)) < 0 ||
-		    tf_cuda_download_async(g->h_draw, g->draw, 4) < 0) {
+		     : tf_cuda_sample_top(g->logits, 1, V, g->args, g->draw, &feed)) < 0) {
 			return capture_abort();
 		}
 		TRY(tf_cuda_capture_end(gr));

@@ -61,7 +61,7 @@ struct tf_gpu_seq {
 	int32_t *ids;                   /* (rows) */
 	int64_t *pos;                   /* position of the pass's first row */
 	tf_draw_args *args;             /* a sampled step's uniform number and sampler */
-	int32_t *draw;                  /* the drawn id */
+	int32_t *draw;                  /* the drawn id: h_draw as the device addresses it */
 	int32_t *h_ids;                 /* page-locked staging of the above */
 	int64_t *h_pos;
 	tf_draw_args *h_args;

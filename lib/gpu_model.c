@@ -342,12 +342,14 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 	g->ids = tf_cuda_alloc(4 * GPU_PROMPT_SLICE, "the step buffers");
 	g->pos = tf_cuda_alloc(8, "the step buffers");
 	g->args = tf_cuda_alloc(sizeof *g->args, "the step buffers");
-	g->draw = tf_cuda_alloc(4, "the step buffers");
 	g->gdn_count = tf_cuda_alloc(4 * gdn_counts, "the step buffers");
 	g->h_ids = tf_cuda_host_alloc(4 * GPU_PROMPT_SLICE);
 	g->h_pos = tf_cuda_host_alloc(8);
 	g->h_args = tf_cuda_host_alloc(sizeof *g->h_args);
 	g->h_draw = tf_cuda_host_alloc(4);
+	/* the draw writes its id straight into host memory: a copy in the
+	 * step's graph after it cost more (forward_cuda.c) */
+	g->draw = g->h_draw ? (int32_t *)tf_cuda_host_mapped(g->h_draw) : NULL;
 	if (!g->ids || !g->pos || !g->args || !g->draw || !g->gdn_count || tf_cuda_zero(g->gdn_count, 4 * gdn_counts) < 0 ||
 	    !g->h_ids || !g->h_pos || !g->h_args || !g->h_draw ||
 	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW, c->vocab) < 0 ||
@@ -434,7 +436,7 @@ void tf_gpu_seq_free(tf_gpu_seq *g)
 		tf_cuda_free(g->S[i]);
 	}
 	free(g->k); free(g->v); free(g->conv); free(g->S);
-	tf_cuda_free(g->ids); tf_cuda_free(g->pos); tf_cuda_free(g->args); tf_cuda_free(g->draw);
+	tf_cuda_free(g->ids); tf_cuda_free(g->pos); tf_cuda_free(g->args);
 	tf_cuda_free(g->gdn_count);
 	tf_cuda_attn_scratch_free(&g->attn);
 	tf_cuda_host_free(g->h_ids); tf_cuda_host_free(g->h_pos); tf_cuda_host_free(g->h_args);
