@@ -190,11 +190,9 @@ static q16_src q16_src_of(const tf_q16_in *in, int n, int i, int64_t c)
  * (for comparison) */
 static int q16_pre(void)
 {
-	static int pre = -1;
+	static int off = -1;
 
-	if (pre < 0)
-		pre = !tf_env_off("TF_Q16_PRE");
-	return pre;
+	return !tf_env_off_once("TF_Q16_PRE", &off);
 }
 
 /* whether the kernels load lane steps of whole chunks without a check
@@ -202,11 +200,9 @@ static int q16_pre(void)
  * comparison) */
 static int q16_whole(void)
 {
-	static int whole = -1;
+	static int off = -1;
 
-	if (whole < 0)
-		whole = !tf_env_off("TF_Q16_WHOLE");
-	return whole;
+	return !tf_env_off_once("TF_Q16_WHOLE", &off);
 }
 
 static q16_op q16_op_of(const tf_weight *w, const q16_src &s, int n, float *y, int64_t ldy, int epi)
@@ -264,9 +260,7 @@ static int disabled(void)
 {
 	static int off = -1;    /* TF_GEMV_Q16=0: the fp32-input kernels instead (for comparing) */
 
-	if (off < 0)
-		off = tf_env_off("TF_GEMV_Q16");
-	return off;
+	return tf_env_off_once("TF_GEMV_Q16", &off);
 }
 
 int tf_cuda_gemv_q16_gnorm_takes(int d, int64_t cols)

@@ -30,11 +30,9 @@ cudaStream_t tf_cuda_stream_get(void)
 
 int tf_cuda_pdl(void)
 {
-	static int on = -1;
+	static int off = -1;
 
-	if (on < 0)
-		on = !tf_env_off("TF_CUDA_PDL");
-	return on;
+	return !tf_env_off_once("TF_CUDA_PDL", &off);
 }
 
 int tf_cuda_sms(void)

@@ -14,6 +14,15 @@ static inline int tf_env_off(const char *name)
 	return e && *e == '0';
 }
 
+/* tf_env_off(name) read once, into *seen (-1 until then): for switches
+ * asked at every launch */
+static inline int tf_env_off_once(const char *name, int *seen)
+{
+	if (*seen < 0)
+		*seen = tf_env_off(name);
+	return *seen;
+}
+
 /* whether environment variable name is set to a value starting with 1 */
 static inline int tf_env_on(const char *name)
 {
