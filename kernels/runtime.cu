@@ -220,6 +220,16 @@ int tf_cuda_sync(void)
 	return 0;
 }
 
+int tf_cuda_idle(void)
+{
+	cudaError_t e = cudaStreamQuery(stream);
+
+	if (e == cudaErrorNotReady)
+		return 0;
+	CUDA_CHECK(e);
+	return 1;
+}
+
 /* ---- the weight arena ---- */
 
 #define ARENA_ALIGN 256
@@ -439,6 +449,62 @@ int tf_cuda_capture_end(tf_cuda_graph **out)
 
 	*out = NULL;
 	if (cudaStreamEndCapture(stream, &g->g) != cudaSuccess || !g->g) {
+		free(g);
+		cudaGetLastError();
+		return tf_err("CUDA graph capture failed");
+	}
+	if (cudaGraphInstantiate(&g->x, g->g, 0) != cudaSuccess) {
+		cudaGraphDestroy(g->g);
+		free(g);
+		cudaGetLastError();
+		return tf_err("CUDA graph instantiation failed");
+	}
+	*out = g;
+	return 0;
+}
+
+/* The graph being built by a loop capture: a WHILE node whose body the
+ * stream's launches fill. Captures are made one at a time, on the one
+ * stream, so one pending graph is enough. */
+static cudaGraph_t loop_outer;
+
+int tf_cuda_loop_begin(uint64_t *cond)
+{
+	cudaGraphConditionalHandle h;
+	cudaGraphNodeParams p = {};
+	cudaGraphNode_t node;
+
+	CUDA_CHECK(cudaGraphCreate(&loop_outer, 0));
+	/* the condition is 1 as each launch starts: the body runs at least once */
+	if (cudaGraphConditionalHandleCreate(&h, loop_outer, 1, cudaGraphCondAssignDefault) != cudaSuccess)
+		goto fail;
+	p.type = cudaGraphNodeTypeConditional;
+	p.conditional.handle = h;
+	p.conditional.type = cudaGraphCondTypeWhile;
+	p.conditional.size = 1;
+	if (cudaGraphAddNode(&node, loop_outer, NULL, NULL, 0, &p) != cudaSuccess ||
+	    cudaStreamBeginCaptureToGraph(stream, p.conditional.phGraph_out[0], NULL, NULL, 0,
+					  cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+		goto fail;
+	*cond = h;
+	return 0;
+fail:
+	cudaGraphDestroy(loop_outer);
+	loop_outer = NULL;
+	cudaGetLastError();
+	return tf_err("this CUDA driver cannot run a loop of steps in a graph (conditional nodes)");
+}
+
+int tf_cuda_loop_end(tf_cuda_graph **out)
+{
+	tf_cuda_graph *g = (tf_cuda_graph *)tf_calloc(1, sizeof *g);
+	cudaGraph_t body = NULL;
+
+	*out = NULL;
+	g->g = loop_outer;
+	loop_outer = NULL;
+	if (cudaStreamEndCapture(stream, &body) != cudaSuccess || !body) {
+		cudaGraphDestroy(g->g);
 		free(g);
 		cudaGetLastError();
 		return tf_err("CUDA graph capture failed");

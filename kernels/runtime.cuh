@@ -61,6 +61,8 @@ int tf_cuda_zero(void *dst, uint64_t bytes);
 int tf_cuda_upload_async(void *dst, const void *src, uint64_t bytes);
 int tf_cuda_download_async(void *dst, const void *src, uint64_t bytes);
 int tf_cuda_sync(void);
+/* 1 when the stream has done all its work, 0 while it works, -1 on error */
+int tf_cuda_idle(void);
 
 /* The arena: one allocation for every weight, carved at 256-byte offsets so
  * each tensor starts aligned for 16-byte vector loads. */
@@ -97,6 +99,12 @@ typedef struct tf_cuda_graph tf_cuda_graph;
 int tf_cuda_capture_begin(void);
 int tf_cuda_capture_end(tf_cuda_graph **g);
 int tf_cuda_graph_run(tf_cuda_graph *g);
+/* a loop: launches between loop_begin and loop_end are the body of a graph
+ * that runs them again and again, as long as a kernel of theirs leaves the
+ * condition cond non-zero (cudaGraphSetConditional), with no trip through
+ * the host between turns; each run of the graph starts with it set */
+int tf_cuda_loop_begin(uint64_t *cond);
+int tf_cuda_loop_end(tf_cuda_graph **g);
 void tf_cuda_graph_free(tf_cuda_graph *g);
 
 /* device time between two marks on the stream, in milliseconds */

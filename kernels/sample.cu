@@ -79,6 +79,7 @@ __global__ void argmax_join(const float *__restrict__ pv, const int *__restrict_
 	static_assert(AB % WARP == 0, "whole warps of a row's slices");
 	__shared__ float v[AB];
 	__shared__ int ix[AB];
+	const tf_loop_count c = loop_count(nx);
 	pdl_wait();
 	pdl_trigger();
 	const int row = blockIdx.x, lane = threadIdx.x;
@@ -107,7 +108,7 @@ __global__ void argmax_join(const float *__restrict__ pv, const int *__restrict_
 		}
 	const int32_t id = idx < V ? idx : 0;
 	out[row] = id;
-	put_next(nx, row, gridDim.x, id);
+	put_next_at(nx, row, gridDim.x, id, c);
 }
 
 __global__ void __launch_bounds__(ST) sample_rows(const float *__restrict__ logits, int V,

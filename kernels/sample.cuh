@@ -8,6 +8,7 @@
 extern "C" {
 #endif
 
+#include "config.h"
 #include "sample.h"
 
 /* what a sampled draw of one row takes, in device memory: the kernels read
@@ -34,30 +35,80 @@ static inline tf_draw_args tf_draw_args_of(tf_sampler *s)
 
 /* makes the draws' scratch room for n rows of V; call before capturing a step */
 int tf_cuda_draw_reserve(int n, int V);
+
+/* where a loop of decode steps (tf_cuda_loop_begin) stands, in device
+ * memory: each step's draw counts itself there */
+typedef struct {
+	int32_t step;                   /* steps drawn in this run of the loop */
+	int32_t limit;                  /* steps it draws at most */
+	int32_t stop;                   /* 1: it ends after drawing an end id */
+	int32_t pad;
+} tf_loop_count;
+
 /* Each draw of n rows writes the ids to out and, with next non-NULL, also
  * makes them the next decode step's inputs: next->ids[r] = the id of row r
  * and *next->pos += n. So a step that feeds its draw to the next needs no
- * copy from the host. */
+ * copy from the host. In a loop of steps (loop set, one row) the draw also
+ * puts its id in ring[step], moves the sampler on to the next step's (a
+ * sampled draw reads args[0]; step s's are args[1 + s]), counts the step
+ * and sets cond to whether the loop goes on: not past limit steps, not past
+ * an end id (eos) when stop is set. */
 typedef struct {
 	int32_t *ids;                   /* (n) a pass's input ids */
 	int64_t *pos;                   /* its first position */
+	tf_loop_count *loop;            /* NULL outside a loop */
+	int32_t *ring;                  /* (limit) each step's id: host memory, mapped */
+	tf_draw_args *args;             /* (1 + limit) or NULL for a greedy loop */
+	uint64_t cond;                  /* the loop's condition */
+	int32_t neos;
+	int32_t eos[TF_MAX_EOS];
 } tf_draw_next;
 
 #ifdef __CUDACC__
 /* what a draw kernel is handed for next: *next, or no fields where NULL */
 static inline tf_draw_next next_or_none(const tf_draw_next *next)
 {
-	return next ? *next : tf_draw_next{ NULL, NULL };
+	tf_draw_next none = {};
+
+	return next ? *next : none;
 }
 
-/* row r's id (of n) where a draw feeds the next step (nx's fields set) */
-static __device__ __forceinline__ void put_next(const tf_draw_next &nx, int r, int n, int32_t id)
+/* the loop's count as this step finds it (nothing outside a loop): no
+ * kernel of the step writes it before its draw does, so a draw may load
+ * it before it waits for the kernel before */
+static __device__ __forceinline__ tf_loop_count loop_count(const tf_draw_next &nx)
+{
+	tf_loop_count none = {};
+
+	return nx.loop ? *nx.loop : none;
+}
+
+/* row r's id (of n) where a draw feeds the next step (nx's fields set);
+ * c: loop_count(nx), loaded ahead */
+static __device__ __forceinline__ void put_next_at(const tf_draw_next &nx, int r, int n, int32_t id, tf_loop_count c)
 {
 	if (!nx.ids)
 		return;
 	nx.ids[r] = id;
-	if (!r)
-		*nx.pos += n;
+	if (r)
+		return;
+	*nx.pos += n;
+	if (!nx.loop)
+		return;
+	int go = c.step + 1 < c.limit;
+	for (int e = 0; e < nx.neos; e++)
+		if (c.stop && id == nx.eos[e])
+			go = 0;
+	nx.ring[c.step] = id;
+	nx.loop->step = c.step + 1;
+	if (go && nx.args)
+		nx.args[0] = nx.args[2 + c.step];
+	cudaGraphSetConditional(nx.cond, go);
+}
+
+static __device__ __forceinline__ void put_next(const tf_draw_next &nx, int r, int n, int32_t id)
+{
+	put_next_at(nx, r, n, id, r || !nx.ids ? tf_loop_count{} : loop_count(nx));
 }
 #endif
 

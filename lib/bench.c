@@ -328,9 +328,13 @@ int tf_bench_tg(tf_model *m, int n, int depth, int reps, tf_bench_rate *r)
 		if (depth && tf_forward_each(st, ids, depth, TF_FWD_LAST | TF_FWD_CHUNKED, keep_none, NULL) < 0)
 			goto out;
 		double t0 = now();
-		for (int k = 0; k < n; k++)
-			if (tf_gpu_step_draw(st, id, &s, &id) < 0)
+		for (int k = 0, got; k < n; k += got) {
+			int32_t buf[TF_GPU_STEPS_MAX];
+			int want = n - k < TF_GPU_STEPS_MAX ? n - k : TF_GPU_STEPS_MAX;
+			if (tf_gpu_steps_draw(st, id, &s, want, 0, NULL, NULL, buf, &got) < 0)
 				goto out;
+			id = buf[got - 1];
+		}
 		v[i] = n / (now() - t0);
 	}
 	stats(v + 1, reps, r);

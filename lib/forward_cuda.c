@@ -14,7 +14,8 @@ int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, 
 	return tf_err("built without CUDA");
 }
 
-int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
+int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
+		      int32_t *out, int *got)
 {
 	return tf_err("built without CUDA");
 }
@@ -304,15 +305,18 @@ static int stage(tf_gpu_seq *g, const int32_t *ids, int n, int64_t pos)
 	return tf_cuda_upload_async(g->pos, g->h_pos, 8);
 }
 
-/* ends a capture that failed part way and drops what it recorded, keeping
- * the message of the failure; returns -1 */
-static int capture_abort(void)
+/* ends a capture (a loop's when loop) that failed part way and drops what
+ * it recorded, keeping the message of the failure; returns -1 */
+static int capture_abort(int loop)
 {
 	tf_cuda_graph *junk;
 	char msg[1024];
 
 	snprintf(msg, sizeof msg, "%s", tf_errmsg());
-	tf_cuda_capture_end(&junk);
+	if (loop)
+		tf_cuda_loop_end(&junk);
+	else
+		tf_cuda_capture_end(&junk);
 	tf_cuda_graph_free(junk);
 	return tf_err("%s", msg);
 }
@@ -330,7 +334,7 @@ static int window(tf_gpu_seq *g, int n, int want)
 		TRY(tf_cuda_capture_begin());
 		if (layers(g, n, 0) < 0 || (want && head(g, want == 2 ? 0 : n - 1, rows, 0) < 0) ||
 		    (want && tf_cuda_download_async(g->h_logits, g->logits, 4 * rows * V) < 0)) {
-			return capture_abort();
+			return capture_abort(0);
 		}
 		TRY(tf_cuda_capture_end(gr));
 	}
@@ -388,50 +392,117 @@ static int draw_kind(const tf_sampler *s, int V)
 	return tf_sample_cuts(s, V) ? 0 : 2;
 }
 
-/* one decode step with the next id drawn on the device: only 4 bytes come
- * back instead of a row of logits, written by the draw straight into host
- * memory (g->draw), so the step's graph ends with the draw's kernel rather
- * than with a copy after it */
-int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next)
+static int is_end(const tf_config *c, int32_t id)
+{
+	for (int e = 0; e < c->neos; e++)
+		if (c->eos[e] == id)
+			return 1;
+	return 0;
+}
+
+/*
+ * Up to n decode steps, each next id drawn on the device, in one launch of
+ * a graph that loops on the device (tf_cuda_loop_begin): the body is a
+ * step (layers, head, draw) whose draw feeds the next turn its id and
+ * position, writes its id straight into host memory (g->ring) and ends the
+ * loop after n steps or, with stop, after an end id. Only the ids come
+ * back, never a row of logits, and the host waits once for the n steps
+ * rather than once a step. A loop that ends on an end id has taken exactly
+ * the steps up to it, as one step a launch would: the recurrent state never
+ * goes past the last id drawn.
+ */
+/* hands the loop's ids to each as the device writes them into the ring (an
+ * entry stays -1 until its step's draw): the host polls the ring until the
+ * stream is idle; the first failure of each stops the handing, and the
+ * loop's own end is still waited for by the caller */
+static int hand_out(tf_gpu_seq *g, int n, int stop, tf_id_fn each, void *ctx)
+{
+	volatile int32_t *ring = g->h_ring;
+	int k = 0, idle = 0;
+
+	while (k < n) {
+		int32_t v = ring[k];
+		if (v < 0) {
+			if (idle)
+				break;  /* the loop ended before step k */
+			if ((idle = tf_cuda_idle()) < 0)
+				return -1;
+			continue;       /* one more look, now that the writes are in */
+		}
+		if (each(ctx, v) < 0)
+			return -1;
+		k++;
+		if (stop && is_end(&g->m->c, v))
+			break;
+	}
+	return 0;
+}
+
+int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
+		      int32_t *out, int *got)
 {
 	tf_gpu_seq *g = st->gpu;
-	int V = g->m->c.vocab, kind = draw_kind(s, V);
+	const tf_config *c = &g->m->c;
+	int V = c->vocab, kind = draw_kind(s, V);
 	tf_cuda_graph **gr = &g->graph[0][kind];
+	tf_sampler s0 = *s;
 
-	TRY(tf_gpu_reserve(g, st->pos + 1));
+	*got = 0;
+	if (n < 1 || n > TF_GPU_STEPS_MAX)
+		return tf_err("%d decode steps in one loop (1 to %d)", n, TF_GPU_STEPS_MAX);
+	TRY(tf_gpu_reserve(g, st->pos + n));
+	*g->h_loop = (tf_loop_count){ .limit = n, .stop = !!stop };
+	TRY(tf_cuda_upload_async(g->loop, g->h_loop, sizeof *g->loop));
 	if (s->temp > 0) {
-		/* the sampler goes through device memory with the uniform, so a
-		 * step captured for other values replays with these */
-		*g->h_args = tf_draw_args_of(s);
-		TRY(tf_cuda_upload_async(g->args, g->h_args, sizeof *g->args));
+		/* each step's uniform, in the order tf_sample takes them; the
+		 * draws read them from device memory, so a loop captured for
+		 * other values replays with these */
+		for (int k = 0; k < n; k++)
+			g->h_args[1 + k] = tf_draw_args_of(s);
+		g->h_args[0] = g->h_args[1];
+		TRY(tf_cuda_upload_async(g->args, g->h_args, (1 + n) * sizeof *g->args));
 	}
 	/* each step's draw also leaves its id and the next position on the
-	 * device as the next step's inputs (tf_draw_next), so a step that
-	 * takes the id drawn before copies nothing in: 9B 4-bit tg128 629.1 to
-	 * 629.2 tokens/s against 626.6 to 627.2 with the two copies every step
-	 * (27B 4-bit 185.0 to 185.1 against 184.8 to 184.9) */
-	const tf_draw_next feed = { g->ids, g->pos };
+	 * device as the next step's inputs, so a loop that takes the id drawn
+	 * before copies nothing in */
 	if (!(g->fed && g->fed_id == id && g->fed_pos == st->pos))
 		TRY(stage(g, &id, 1, st->pos));
-	g->fed = 0;     /* until this step's draw is back */
+	g->fed = 0;     /* until this loop's draws are back */
 	if (!*gr) {
-		TRY(tf_cuda_capture_begin());
+		tf_draw_next feed = { .ids = g->ids, .pos = g->pos, .loop = g->loop, .ring = g->ring,
+				      .args = kind == 1 ? NULL : g->args };
+
+		feed.neos = c->neos;
+		memcpy(feed.eos, c->eos, sizeof feed.eos);
+		TRY(tf_cuda_loop_begin(&feed.cond));
 		if (layers(g, 1, 0) < 0 || head(g, 0, 1, 0) < 0 ||
 		    (kind == 1 ? tf_cuda_argmax(g->logits, 1, V, g->draw, &feed)
 		     : kind == 2 ? tf_cuda_sample(g->logits, 1, V, g->args, g->draw, &feed)
 		     : tf_cuda_sample_top(g->logits, 1, V, g->args, g->draw, &feed)) < 0) {
-			return capture_abort();
+			return capture_abort(1);
 		}
-		TRY(tf_cuda_capture_end(gr));
+		TRY(tf_cuda_loop_end(gr));
 	}
+	for (int k = 0; k < n; k++)
+		g->h_ring[k] = -1;
 	TRY(tf_cuda_graph_run(*gr));
+	int handed = each ? hand_out(g, n, stop, each, ctx) : 0;
 	TRY(tf_cuda_sync());
-	*next = *g->h_draw;
-	st->pos += 1;
+	/* the steps the loop took: n, or up to the first end id */
+	int k = 0;
+	while (k < n && !(k && stop && is_end(c, out[k - 1])))
+		out[k] = g->h_ring[k], k++;
+	if (s->temp > 0) {
+		*s = s0;        /* the uniforms of the steps taken, no more */
+		for (int j = 0; j < k; j++)
+			tf_sample_uniform(s);
+	}
+	*got = k;
+	st->pos += k;
 	g->fed = 1;
-	g->fed_id = *next;
+	g->fed_id = out[k - 1];
 	g->fed_pos = st->pos;
-	return 0;
+	return handed;
 }
 
 static int sweep(tf_gpu_seq *g, uint64_t *bytes)

@@ -51,9 +51,19 @@ int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, 
  * one input row, captured once): ms a sweep over reps replays, and the
  * bytes one sweep reads; the memory-bound part of a step without the rest */
 int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes);
-/* one decode step of id whose next id is drawn on the device, the id
- * tf_sample draws from the step's logits: greedy, or at s->temp with s's
- * top-k and top-p (the one uniform draw comes from s) */
-int tf_gpu_step_draw(tf_state *st, int32_t id, tf_sampler *s, int32_t *next);
+/* decode steps a loop takes at most */
+#define TF_GPU_STEPS_MAX 32
+/* what tf_gpu_steps_draw hands each id to as it comes; < 0 to fail */
+typedef int (*tf_id_fn)(void *ctx, int32_t id);
+/* up to n (1 to TF_GPU_STEPS_MAX) decode steps from id, in one launch,
+ * each next id drawn on the device as tf_sample draws it from the step's
+ * logits (greedy, or at s->temp with s's top-k and top-p, a uniform of s a
+ * step): the ids to out, their count to *got; n of them, or with stop as
+ * far as the first end id of the model (which ends out). st moves on by
+ * *got positions, s by *got uniforms. With each, every id also goes to
+ * each(ctx, id) while the loop runs, as soon as its step has drawn it; once
+ * each fails the rest go nowhere and the call fails after the loop. */
+int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
+		      int32_t *out, int *got);
 
 #endif

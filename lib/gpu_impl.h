@@ -60,12 +60,17 @@ struct tf_gpu_seq {
 	/* a pass's inputs, read on the device so captured steps replay them */
 	int32_t *ids;                   /* (rows) */
 	int64_t *pos;                   /* position of the pass's first row */
-	tf_draw_args *args;             /* a sampled step's uniform number and sampler */
+	tf_draw_args *args;             /* (1 + TF_GPU_STEPS_MAX) a sampled step's uniform number
+					 * and sampler, then a loop's steps' (tf_draw_next) */
+	tf_loop_count *loop;            /* a loop of steps' count */
 	int32_t *draw;                  /* the drawn id: h_draw as the device addresses it */
+	int32_t *ring;                  /* (TF_GPU_STEPS_MAX) a loop's ids: h_ring, the same */
 	int32_t *h_ids;                 /* page-locked staging of the above */
 	int64_t *h_pos;
 	tf_draw_args *h_args;
+	tf_loop_count *h_loop;
 	int32_t *h_draw;
+	int32_t *h_ring;
 	float *h_logits;                /* (GPU_HEAD_BLOCK, V) */
 	/* a step with a draw leaves its drawn id in ids and its position + 1
 	 * in pos: while fed, ids[0] and pos hold fed_id and fed_pos on the
@@ -88,8 +93,8 @@ struct tf_gpu_seq {
 	unsigned *gdn_count;            /* (lin_k_heads) zero: tf_cuda_gdn_win's arrivals */
 
 	/* captured steps: [rows][0 no logits, 1 last row, 2 every row]; no
-	 * window has 0 rows, so graph[0] holds the steps that draw on the
-	 * device: [0][0] top-k/top-p, [0][1] greedy, [0][2] temperature */
+	 * window has 0 rows, so graph[0] holds the loops of steps that draw on
+	 * the device: [0][0] top-k/top-p, [0][1] greedy, [0][2] temperature */
 	tf_cuda_graph *graph[GPU_WINDOW + 1][3];
 };
 

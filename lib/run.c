@@ -104,6 +104,58 @@ static int draw_on_device(void)
 	return !tf_env_off("TF_CUDA_DRAW");
 }
 
+/* where generated ids go: written one by one, up to an end id */
+struct gen_out {
+	const tf_run_opts *o;
+	const tf_config *c;
+	long written;
+	int ended;              /* an end id came (not written) */
+};
+
+/* writes id unless it ends the sequence */
+static int put_id(void *ctx, int32_t id)
+{
+	struct gen_out *w = ctx;
+	const tf_run_opts *o = w->o;
+
+	if (w->ended || (!o->ignore_eos && is_eos(w->c, id))) {
+		w->ended = 1;
+		return 0;
+	}
+	fprintf(o->f, o->stream ? "%d " : w->written ? " %d" : "%d", id);
+	w->written++;
+	if (o->stream && fflush(o->f))
+		return tf_err("write error:");
+	return 0;
+}
+
+/*
+ * On the GPU the next ids are drawn on the device, the ids tf_sample would
+ * draw, in loops of up to TF_GPU_STEPS_MAX steps a launch: a loop ends
+ * after an end id as this one does, so the state takes exactly the ids
+ * written, and with --stream each id is written as its step draws it.
+ */
+static int generate_on_device(tf_state *st, int32_t id, tf_sampler *smp, const tf_run_opts *o)
+{
+	struct gen_out w = { o, &st->m->c, 0, 0 };
+	int32_t ahead[TF_GPU_STEPS_MAX];
+
+	if (put_id(&w, id) < 0)
+		return -1;
+	while (!w.ended && w.written < o->gen) {
+		long left = o->gen - w.written;
+		int n = left < TF_GPU_STEPS_MAX ? (int)left : TF_GPU_STEPS_MAX, got;
+
+		if (tf_gpu_steps_draw(st, id, smp, n, !o->ignore_eos, o->stream ? put_id : NULL, &w, ahead, &got) < 0)
+			return -1;
+		for (int k = 0; k < got && !o->stream; k++)
+			if (put_id(&w, ahead[k]) < 0)
+				return -1;
+		id = ahead[got - 1];
+	}
+	return 0;
+}
+
 static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)
 {
 	int64_t V = st->m->c.vocab;
@@ -117,20 +169,15 @@ static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)
 	} else {
 		rc = tf_forward(st, s->ids, s->n, logits, TF_FWD_LAST | TF_FWD_CHUNKED);
 	}
-	/* on the GPU the next id is drawn on the device, the id tf_sample would
-	 * draw: a step brings back the id instead of a row of logits */
-	int on_dev = st->gpu && draw_on_device();
 	int32_t id = rc ? 0 : tf_sample(&smp, logits, V);
-	for (long i = 0; i < o->gen && !rc; i++) {
-		if (!o->ignore_eos && is_eos(&st->m->c, id))
-			break;
-		fprintf(o->f, o->stream ? "%d " : i ? " %d" : "%d", id);
-		if (o->stream && fflush(o->f))
-			rc = tf_err("write error:");
-		if (i + 1 < o->gen && !rc) {
-			if (on_dev)
-				rc = tf_gpu_step_draw(st, id, &smp, &id);
-			else if (!(rc = tf_forward(st, &id, 1, logits, 0)))
+	if (!rc && st->gpu && draw_on_device()) {
+		rc = generate_on_device(st, id, &smp, o);
+	} else {
+		struct gen_out w = { o, &st->m->c, 0, 0 };
+		for (long i = 0; i < o->gen && !rc; i++) {
+			if ((rc = put_id(&w, id)) < 0 || w.ended)
+				break;
+			if (i + 1 < o->gen && !(rc = tf_forward(st, &id, 1, logits, 0)))
 				id = tf_sample(&smp, logits, V);
 		}
 	}

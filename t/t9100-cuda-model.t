@@ -3,7 +3,8 @@
 # every weight form (affine 2, 3, 4, 8 bits, a mixed recipe, sign1): prompt
 # and step logits by KL and top-1 through tf-gate, windows of 1, 2, 3, 8
 # and 16 rows bit-identical on the GPU, the first 32 greedy tokens, sampled
-# draws on the device against the host's, the out-of-memory message.
+# draws on the device against the host's, generation ending at an end id
+# inside a loop of steps, the out-of-memory message.
 . "$(dirname "$0")/lib-tf.sh"
 
 if ! tf-run --device cuda $DATA/tiny-q35 </dev/null >/dev/null 2>err; then
@@ -124,6 +125,25 @@ for opts in "--temp 0.8" "--temp 0.8 --top-k 40 --top-p 0.9" "--temp 1 --top-k 5
 		tf-run --device cuda -n 48 --ignore-eos $opts --seed 5 $M $M/prompt.ids >dev &&
 		TF_CUDA_DRAW=0 tf-run --device cuda -n 48 --ignore-eos $opts --seed 5 $M $M/prompt.ids >host &&
 		diff dev host && test \$(wc -w <dev) = 48
+	"
+done
+
+# generation on the device runs in loops of up to 32 steps a launch; a loop
+# ends at an end id where one step a launch would, the ids before it
+# written: the model's greedy ids, with the 11th made an end id of a copy
+tf-run --device cuda -n 48 --ignore-eos $M $M/prompt.ids >all
+E=$(awk '{ print $11 }' all)
+rm -rf eosm && mkdir eosm && ln -s $M/* eosm/ && rm eosm/config.json &&
+	sed "s/\"eos_token_id\": 0/\"eos_token_id\": [0, $E]/" $M/config.json >eosm/config.json
+awk -v e="$E" '{ for (i = 1; i <= NF && $i != e; i++) printf "%s%s", (i > 1 ? " " : ""), $i; print "" }' all >want
+for opts in "" "--temp 0.8 --seed 3" "--temp 1 --top-k 5 --seed 3"; do
+	test_expect "a loop of steps on the device ends at an end id as one step a launch does: ${opts:-greedy}" "
+		tf-run --device cuda -n 48 $opts eosm $M/prompt.ids >dev &&
+		TF_CUDA_DRAW=0 tf-run --device cuda -n 48 $opts eosm $M/prompt.ids >host &&
+		diff dev host && { test -n \"$opts\" || diff want dev; } &&
+		tf-run --device cuda -n 48 --stream $opts eosm $M/prompt.ids >stream.raw &&
+		sed 's/ $//' stream.raw >stream &&
+		diff dev stream
 	"
 done
 

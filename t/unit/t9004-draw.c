@@ -153,7 +153,7 @@ static void feeds(void)
 	for (int kind = 0; kind < 3; kind++) {
 		const int32_t junk[3] = { -7, -7, -7 };
 		const int64_t start = 41;
-		const tf_draw_next next = { dids, dpos };
+		const tf_draw_next next = { .ids = dids, .pos = dpos };
 		int32_t out[3], ids[3];
 		int64_t pos;
 		tf_cuda_graph *g = NULL;
