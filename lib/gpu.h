@@ -60,9 +60,10 @@ typedef int (*tf_id_fn)(void *ctx, int32_t id);
  * logits (greedy, or at s->temp with s's top-k and top-p, a uniform of s a
  * step): the ids to out, their count to *got; n of them, or with stop as
  * far as the first end id of the model (which ends out). st moves on by
- * *got positions, s by *got uniforms. With each, every id also goes to
- * each(ctx, id) while the loop runs, as soon as its step has drawn it; once
- * each fails the rest go nowhere and the call fails after the loop. */
+ * *got positions, s by the uniforms of *got draws (none when greedy).
+ * With each, every id also goes to each(ctx, id) while the loop runs, as
+ * soon as its step has drawn it; once each fails the rest go nowhere and
+ * the call fails after the loop. */
 int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
 		      int32_t *out, int *got);
 
