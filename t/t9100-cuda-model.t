@@ -147,6 +147,14 @@ for opts in "" "--temp 0.8 --seed 3" "--temp 1 --top-k 5 --seed 3"; do
 	"
 done
 
+# a generation past the first growth of the caches (256 positions), where
+# the loops are captured again for the new caches
+test_expect "300 greedy ids on the device equal the host's draws across the caches' growth" "
+	tf-run --device cuda -n 300 --ignore-eos $M $M/prompt.ids >dev &&
+	TF_CUDA_DRAW=0 tf-run --device cuda -n 300 --ignore-eos $M $M/prompt.ids >host &&
+	diff dev host && test \$(wc -w <dev) = 300
+"
+
 # and against the CPU, as the greedy ids above: the logits differ a little
 # (KL above), so two samples part if a draw falls that close to a boundary
 # between two ids; 32 ids of one seed are expected to agree
