@@ -443,16 +443,21 @@ int tf_cuda_capture_begin(void)
 	return 0;
 }
 
-int tf_cuda_capture_end(tf_cuda_graph **out)
+/* ends the stream's capture (into whole, or into a graph of its own when
+ * whole is NULL) and instantiates whole: *out, or -1 with the graph gone */
+static int capture_finish(cudaGraph_t whole, tf_cuda_graph **out)
 {
-	tf_cuda_graph *g = (tf_cuda_graph *)tf_calloc(1, sizeof *g);
+	cudaGraph_t got = NULL;
 
 	*out = NULL;
-	if (cudaStreamEndCapture(stream, &g->g) != cudaSuccess || !g->g) {
-		free(g);
+	if (cudaStreamEndCapture(stream, &got) != cudaSuccess || !got) {
+		if (whole)
+			cudaGraphDestroy(whole);
 		cudaGetLastError();
 		return tf_err("CUDA graph capture failed");
 	}
+	tf_cuda_graph *g = (tf_cuda_graph *)tf_calloc(1, sizeof *g);
+	g->g = whole ? whole : got;
 	if (cudaGraphInstantiate(&g->x, g->g, 0) != cudaSuccess) {
 		cudaGraphDestroy(g->g);
 		free(g);
@@ -461,6 +466,11 @@ int tf_cuda_capture_end(tf_cuda_graph **out)
 	}
 	*out = g;
 	return 0;
+}
+
+int tf_cuda_capture_end(tf_cuda_graph **out)
+{
+	return capture_finish(NULL, out);
 }
 
 /* The graph being built by a loop capture: a WHILE node whose body the
@@ -497,26 +507,10 @@ fail:
 
 int tf_cuda_loop_end(tf_cuda_graph **out)
 {
-	tf_cuda_graph *g = (tf_cuda_graph *)tf_calloc(1, sizeof *g);
-	cudaGraph_t body = NULL;
+	cudaGraph_t whole = loop_outer;
 
-	*out = NULL;
-	g->g = loop_outer;
 	loop_outer = NULL;
-	if (cudaStreamEndCapture(stream, &body) != cudaSuccess || !body) {
-		cudaGraphDestroy(g->g);
-		free(g);
-		cudaGetLastError();
-		return tf_err("CUDA graph capture failed");
-	}
-	if (cudaGraphInstantiate(&g->x, g->g, 0) != cudaSuccess) {
-		cudaGraphDestroy(g->g);
-		free(g);
-		cudaGetLastError();
-		return tf_err("CUDA graph instantiation failed");
-	}
-	*out = g;
-	return 0;
+	return capture_finish(whole, out);
 }
 
 int tf_cuda_graph_run(tf_cuda_graph *g)
