@@ -107,7 +107,8 @@ __global__ void argmax_join(const float *__restrict__ pv, const int *__restrict_
 			idx = ix[k];
 		}
 	const int32_t id = idx < V ? idx : 0;
-	out[row] = id;
+	if (out)
+		out[row] = id;
 	put_next_at(nx, row, gridDim.x, id, c);
 }
 
@@ -156,7 +157,8 @@ __global__ void __launch_bounds__(ST) sample_rows(const float *__restrict__ logi
 	}
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		out[blockIdx.x] = pick;
+		if (out)
+			out[blockIdx.x] = pick;
 		put_next(nx, blockIdx.x, gridDim.x, pick);
 	}
 }

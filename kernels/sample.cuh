@@ -45,9 +45,9 @@ typedef struct {
 	int32_t pad;
 } tf_loop_count;
 
-/* Each draw of n rows writes the ids to out and, with next non-NULL, also
- * makes them the next decode step's inputs: next->ids[r] = the id of row r
- * and *next->pos += n. So a step that feeds its draw to the next needs no
+/* Each draw of n rows writes the ids to out (unless NULL) and, with next
+ * non-NULL, also makes them the next decode step's inputs: next->ids[r] =
+ * the id of row r and *next->pos += n. So a step that feeds its draw to the next needs no
  * copy from the host. In a loop of steps (loop set, one row) the draw also
  * puts its id in ring[step], moves the sampler on to the next step's (a
  * sampled draw reads args[0]; step s's are args[1 + s]), counts the step

@@ -459,7 +459,8 @@ __global__ void __launch_bounds__(ST) pick_rows(int V, const tf_draw_args *__res
 	}
 	if (threadIdx.x == 0) {
 		g->mx = 0;
-		out[row] = id;
+		if (out)
+			out[row] = id;
 		put_next(nx, row, gridDim.x, id);
 	}
 }

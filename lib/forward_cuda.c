@@ -479,9 +479,9 @@ int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, 
 		memcpy(feed.eos, c->eos, sizeof feed.eos);
 		TRY(tf_cuda_loop_begin(&feed.cond));
 		if (layers(g, 1, 0) < 0 || head(g, 0, 1, 0) < 0 ||
-		    (kind == 1 ? tf_cuda_argmax(g->logits, 1, V, g->draw, &feed)
-		     : kind == 2 ? tf_cuda_sample(g->logits, 1, V, g->args, g->draw, &feed)
-		     : tf_cuda_sample_top(g->logits, 1, V, g->args, g->draw, &feed)) < 0) {
+		    (kind == 1 ? tf_cuda_argmax(g->logits, 1, V, NULL, &feed)
+		     : kind == 2 ? tf_cuda_sample(g->logits, 1, V, g->args, NULL, &feed)
+		     : tf_cuda_sample_top(g->logits, 1, V, g->args, NULL, &feed)) < 0) {
 			return capture_abort(1);
 		}
 		TRY(tf_cuda_loop_end(gr));

@@ -63,13 +63,12 @@ struct tf_gpu_seq {
 	tf_draw_args *args;             /* (1 + TF_GPU_STEPS_MAX) a sampled step's uniform number
 					 * and sampler, then a loop's steps' (tf_draw_next) */
 	tf_loop_count *loop;            /* a loop of steps' count */
-	int32_t *draw;                  /* the drawn id: h_draw as the device addresses it */
-	int32_t *ring;                  /* (TF_GPU_STEPS_MAX) a loop's ids: h_ring, the same */
+	int32_t *ring;                  /* (TF_GPU_STEPS_MAX) a loop's ids, in host memory: h_ring as
+					 * the device addresses it */
 	int32_t *h_ids;                 /* page-locked staging of the above */
 	int64_t *h_pos;
 	tf_draw_args *h_args;
 	tf_loop_count *h_loop;
-	int32_t *h_draw;
 	int32_t *h_ring;
 	float *h_logits;                /* (GPU_HEAD_BLOCK, V) */
 	/* a step with a draw leaves its drawn id in ids and its position + 1

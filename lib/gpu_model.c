@@ -348,16 +348,15 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 	g->h_pos = tf_cuda_host_alloc(8);
 	g->h_args = tf_cuda_host_alloc((1 + TF_GPU_STEPS_MAX) * sizeof *g->h_args);
 	g->h_loop = tf_cuda_host_alloc(sizeof *g->h_loop);
-	g->h_draw = tf_cuda_host_alloc(4);
 	g->h_ring = tf_cuda_host_alloc(4 * TF_GPU_STEPS_MAX);
-	/* the draw writes its id straight into host memory, so a step's
+	/* the draws write their ids straight into host memory, so a step's
 	 * graph ends with the draw's kernel: tg128 629.1 to 630.7 tokens/s on
-	 * the 9B 4-bit against 628.3 to 628.7 with a copy after it */
-	g->draw = g->h_draw ? (int32_t *)tf_cuda_host_mapped(g->h_draw) : NULL;
+	 * the 9B 4-bit against 628.3 to 628.7 with a copy after it, when a
+	 * launch was a step */
 	g->ring = g->h_ring ? (int32_t *)tf_cuda_host_mapped(g->h_ring) : NULL;
-	if (!g->ids || !g->pos || !g->args || !g->loop || !g->draw || !g->ring || !g->gdn_count ||
+	if (!g->ids || !g->pos || !g->args || !g->loop || !g->ring || !g->gdn_count ||
 	    tf_cuda_zero(g->gdn_count, 4 * gdn_counts) < 0 ||
-	    !g->h_ids || !g->h_pos || !g->h_args || !g->h_loop || !g->h_draw || !g->h_ring ||
+	    !g->h_ids || !g->h_pos || !g->h_args || !g->h_loop || !g->h_ring ||
 	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW, c->vocab) < 0 ||
 	    tf_cuda_attn_scratch_init(&g->attn, c->heads, c->head_dim) < 0)
 		goto fail;
@@ -446,7 +445,7 @@ void tf_gpu_seq_free(tf_gpu_seq *g)
 	tf_cuda_free(g->gdn_count);
 	tf_cuda_attn_scratch_free(&g->attn);
 	tf_cuda_host_free(g->h_ids); tf_cuda_host_free(g->h_pos); tf_cuda_host_free(g->h_args);
-	tf_cuda_host_free(g->h_draw); tf_cuda_host_free(g->h_ring); tf_cuda_host_free(g->h_logits);
+	tf_cuda_host_free(g->h_ring); tf_cuda_host_free(g->h_logits);
 	tf_cuda_host_free(g->h_loop);
 	tf_cuda_free(g->x); tf_cuda_free(g->x16); tf_cuda_free(g->proj); tf_cuda_free(g->qkv);
 	tf_cuda_free(g->o); tf_cuda_free(g->osq); tf_cuda_free(g->gu); tf_cuda_free(g->logits);
