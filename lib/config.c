@@ -34,6 +34,14 @@ static int get_num(json_t *o, const char *key, double *out)
 	return 1;
 }
 
+int tf_config_is_eos(const tf_config *c, int id)
+{
+	for (int i = 0; i < c->neos; i++)
+		if (c->eos[i] == id)
+			return 1;
+	return 0;
+}
+
 static void add_eos(tf_config *c, json_t *v)
 {
 	if (json_is_integer(v)) {

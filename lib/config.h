@@ -36,5 +36,7 @@ typedef struct {
  * is not NULL); -1 with a message naming the missing or bad field */
 int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c);
 void tf_config_free(tf_config *c);
+/* whether id is one of c's end-of-sequence ids */
+int tf_config_is_eos(const tf_config *c, int id);
 
 #endif

@@ -392,19 +392,12 @@ static int draw_kind(const tf_sampler *s, int V)
 	return tf_sample_cuts(s, V) ? 0 : 2;
 }
 
-static int is_end(const tf_config *c, int32_t id)
-{
-	for (int e = 0; e < c->neos; e++)
-		if (c->eos[e] == id)
-			return 1;
-	return 0;
-}
-
 /* hands the loop's ids to each as the device writes them into the ring (an
  * entry stays -1 until its step's draw): the host polls the ring until the
- * stream is idle; the first failure of each stops the handing, and the
- * loop's own end is still waited for by the caller */
-static int hand_out(tf_gpu_seq *g, int n, int stop, tf_id_fn each, void *ctx)
+ * stream is idle, so a loop that ended early (an end id) ends the handing
+ * too; the first failure of each stops the handing, and the loop's own end
+ * is still waited for by the caller */
+static int hand_out(tf_gpu_seq *g, int n, tf_id_fn each, void *ctx)
 {
 	volatile int32_t *ring = g->h_ring;
 	int k = 0, idle = 0;
@@ -421,8 +414,6 @@ static int hand_out(tf_gpu_seq *g, int n, int stop, tf_id_fn each, void *ctx)
 		if (each(ctx, v) < 0)
 			return -1;
 		k++;
-		if (stop && is_end(&g->m->c, v))
-			break;
 	}
 	return 0;
 }
@@ -489,11 +480,11 @@ int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, 
 	for (int k = 0; k < n; k++)
 		g->h_ring[k] = -1;
 	TRY(tf_cuda_graph_run(*gr));
-	int handed = each ? hand_out(g, n, stop, each, ctx) : 0;
+	int handed = each ? hand_out(g, n, each, ctx) : 0;
 	TRY(tf_cuda_sync());
 	/* the steps the loop took: n, or up to the first end id */
 	int k = 0;
-	while (k < n && !(k && stop && is_end(c, out[k - 1])))
+	while (k < n && !(k && stop && tf_config_is_eos(c, out[k - 1])))
 		out[k] = g->h_ring[k], k++;
 	if (s->temp > 0) {
 		*s = s0;        /* the uniforms of the steps taken, no more */

@@ -89,14 +89,6 @@ static int score(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o
 	return 0;
 }
 
-static int is_eos(const tf_config *c, int id)
-{
-	for (int i = 0; i < c->neos; i++)
-		if (c->eos[i] == id)
-			return 1;
-	return 0;
-}
-
 /* TF_CUDA_DRAW=0: a GPU step copies its logits back and tf_sample draws on
  * the host, as on the CPU (for checking the device's draws against it) */
 static int draw_on_device(void)
@@ -118,7 +110,7 @@ static int put_id(void *ctx, int32_t id)
 	struct gen_out *w = ctx;
 	const tf_run_opts *o = w->o;
 
-	if (w->ended || (!o->ignore_eos && is_eos(w->c, id))) {
+	if (w->ended || (!o->ignore_eos && tf_config_is_eos(w->c, id))) {
 		w->ended = 1;
 		return 0;
 	}
