@@ -482,10 +482,13 @@ int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, 
 	TRY(tf_cuda_graph_run(*gr));
 	int handed = each ? hand_out(g, n, each, ctx) : 0;
 	TRY(tf_cuda_sync());
-	/* the steps the loop took: n, or up to the first end id */
+	/* the steps the loop took: n, or up to the first end id, as its draws
+	 * decided (the entries past its last step are still -1) */
 	int k = 0;
-	while (k < n && !(k && stop && tf_config_is_eos(c, out[k - 1])))
+	while (k < n && g->h_ring[k] >= 0)
 		out[k] = g->h_ring[k], k++;
+	if (!k)
+		return tf_err("a loop of decode steps drew no id");
 	if (s->temp > 0) {
 		*s = s0;        /* the uniforms of the steps taken, no more */
 		for (int j = 0; j < k; j++)
