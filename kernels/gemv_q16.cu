@@ -41,7 +41,7 @@
 #include "gemv_q16.cuh"
 #include "gemv_q16_body.cuh"
 
-template <class F, int G, int RPW, int NB, bool SWI, bool QO = false>
+template <class F, int G, int RPW, int NB, bool SWI, bool QO = false, int STEPS = Q16_STEPS_ANY>
 __global__ void __launch_bounds__(Q16_WARPS * WARP, 1) gemv_q16(const __grid_constant__ q16_op op)
 {
 	pdl_trigger();
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(Q16_WARPS * WARP, 1) gemv_q16(const __grid_con
 	const int ch0 = q16_loads_first<F, NB>(op) ? WARP * q16_u<F, NB>() : 0;
 	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, tile_of(0, QO), ch0, nchp);
 	/* pdl_wait is in the staging, after the loads of the norm factors */
-	q16_run<F, G, RPW, NB, SWI, QO>(op);
+	q16_run<F, G, RPW, NB, SWI, QO, STEPS>(op);
 }
 
 /* v.template go<F, G>() for w's form and group where a kernel takes them,
@@ -205,6 +205,16 @@ static int q16_whole(void)
 	return !tf_env_off_once("TF_Q16_WHOLE", &off);
 }
 
+/* whether one-row passes take kernels built for how their lane steps meet
+ * the end of the rows (q16_load); TF_Q16_STEPS=0: kernels that ask at
+ * every step (for comparison) */
+static int q16_steps(void)
+{
+	static int off = -1;
+
+	return !tf_env_off_once("TF_Q16_STEPS", &off);
+}
+
 static q16_op q16_op_of(const tf_weight *w, const q16_src &s, int n, float *y, int64_t ldy, int epi)
 {
 	return q16_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
@@ -224,10 +234,24 @@ struct nbc {
 struct picker {
 	typedef q16_fn ret;
 	int rpw, swi, nb, nbmax, qo;
+	int64_t cols;
 
+	/* the lane steps of a one-row pass of form F (q16_load) */
+	template <class F>
+	int steps(void)
+	{
+		if (!q16_whole_form<F, 1>() || !q16_whole() || !q16_steps() || cols % (WARP * F::CC))
+			return Q16_STEPS_ANY;
+		return cols % (WARP * F::U * F::CC) ? Q16_STEPS_CHUNKS : Q16_STEPS_WHOLE;
+	}
 	template <class F, int G, int RPW, bool SWI, bool QO = false>
 	q16_fn nb_of(void)
 	{
+		constexpr bool W = q16_whole_form<F, 1>();
+		if (nb < 2 && steps<F>() == Q16_STEPS_WHOLE)
+			return gemv_q16<F, G, RPW, 1, SWI, QO, W ? Q16_STEPS_WHOLE : Q16_STEPS_ANY>;
+		if (nb < 2 && steps<F>() == Q16_STEPS_CHUNKS)
+			return gemv_q16<F, G, RPW, 1, SWI, QO, W ? Q16_STEPS_CHUNKS : Q16_STEPS_ANY>;
 		return nb >= 4 ? gemv_q16<F, G, RPW, nbc<F, 4>::v, SWI, QO> : nb >= 2 ? gemv_q16<F, G, RPW, nbc<F, 2>::v, SWI, QO>
 			: gemv_q16<F, G, RPW, 1, SWI, QO>;
 	}
@@ -249,7 +273,7 @@ struct picker {
  * the SwiGLU outputs as their int16 form) */
 static q16_fn pick(const tf_weight *w, int rpw, int swi, int nb, int *nbmax, int qo = 0)
 {
-	picker p = { rpw, swi, nb, 0, qo };
+	picker p = { rpw, swi, nb, 0, qo, w->cols };
 	q16_fn f = visit_form(w, p);
 
 	*nbmax = p.nbmax;
@@ -387,7 +411,10 @@ struct allower {
 	template <class F, int G, int RPW, bool SWI, bool QO = false>
 	cudaError_t one(void)
 	{
+		constexpr bool W = q16_whole_form<F, 1>();
 		const void *fs[] = { (const void *)gemv_q16<F, G, RPW, 1, SWI, QO>,
+				     (const void *)gemv_q16<F, G, RPW, 1, SWI, QO, W ? Q16_STEPS_CHUNKS : Q16_STEPS_ANY>,
+				     (const void *)gemv_q16<F, G, RPW, 1, SWI, QO, W ? Q16_STEPS_WHOLE : Q16_STEPS_ANY>,
 				     (const void *)gemv_q16<F, G, RPW, nbc<F, 2>::v, SWI, QO>,
 				     (const void *)gemv_q16<F, G, RPW, nbc<F, 4>::v, SWI, QO> };
 		for (const void *f : fs) {

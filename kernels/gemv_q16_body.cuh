@@ -285,12 +285,30 @@ static __host__ __device__ constexpr bool q16_whole_form(void)
 	return q16_holds<F, NB>() && !F::SIGN;
 }
 
-/* a warp's lane step from chunk c0 (that of lane 0 is c0 - lane): with
- * load_lane_full where the step's chunks are whole for every lane, all U
- * of them in the rows or the first left / WARP (the same number for every
- * lane), which every lane step of a row of WARP * U * F::CC columns or a
- * multiple of WARP * F::CC is; else load_lane_step */
-template <class F, int G, int U, int RPW, int NB, int SW>
+/*
+ * How a kernel's lane steps meet the end of its rows, fixed when it is
+ * built (the host picks it from the row's columns, gemv_q16.cu):
+ * Q16_STEPS_ANY: each step asks where the row ends (load_lane_full where
+ * its chunks are whole for every lane, else load_lane_step, and the sums
+ * stop at the row's end); Q16_STEPS_CHUNKS: every step is whole chunks,
+ * all U of them in the row or the first few (a row of a multiple of WARP *
+ * F::CC columns), so load_lane_full always; Q16_STEPS_WHOLE: every step is
+ * U whole chunks a lane (a multiple of WARP * U * F::CC columns, as every
+ * 4-bit row of the 9B is), so nothing asks. Why: code the kernel never
+ * runs still costs it. Built for one input row where q16_whole_form says
+ * so; passes of several rows (windows) take Q16_STEPS_ANY, the same sums.
+ * In one build, tg128 on the 9B 4-bit 648.4 to 648.6 tokens/s against
+ * 633.7 to 633.8 with Q16_STEPS_CHUNKS at most and 631.5 to 631.9 for the
+ * build before (Q16_STEPS_ANY everywhere); 27B 4-bit (5120 columns: whole
+ * chunks, not whole steps) 193.4 against 192.3.
+ */
+#define Q16_STEPS_ANY 0
+#define Q16_STEPS_CHUNKS 1
+#define Q16_STEPS_WHOLE 2
+
+/* a warp's lane step from chunk c0 (that of lane 0 is c0 - lane), as STEPS
+ * says */
+template <class F, int G, int U, int RPW, int NB, int SW, int STEPS>
 static __device__ __forceinline__ void q16_load(const q16_op &op, const uint8_t *__restrict__ wdata,
 						const uint16_t *__restrict__ scales, const uint16_t *__restrict__ biases,
 						int64_t rowbytes, int ngroups, int nch, const int *row, int c0,
@@ -298,16 +316,18 @@ static __device__ __forceinline__ void q16_load(const q16_op &op, const uint8_t 
 {
 	const int left = nch - (c0 - (int)(threadIdx.x & 31));  /* chunks from lane 0's */
 
-	if (q16_whole_form<F, NB>() && op.whole && (left >= WARP * U || left % WARP == 0))
-		load_lane_full<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, row, c0, left / WARP, wv,
-						 sv, bv);
+	if (q16_whole_form<F, NB>() &&
+	    (STEPS != Q16_STEPS_ANY || (op.whole && (left >= WARP * U || left % WARP == 0))))
+		load_lane_full<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, row, c0,
+						 STEPS == Q16_STEPS_WHOLE ? U : left / WARP, wv, sv, bv);
 	else
 		load_lane_step<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, nch, row, c0, wv, sv, bv);
 }
 
 /* form F, weight groups of G, RPW rows a warp (SWI: SwiGLU pairs), NB
- * input rows a pass; QO: the SwiGLU outputs as their int16 form (op.yq) */
-template <class F, int G, int RPW, int NB, bool SWI, bool QO>
+ * input rows a pass; QO: the SwiGLU outputs as their int16 form (op.yq);
+ * STEPS: how its lane steps meet the end of its rows (q16_load) */
+template <class F, int G, int RPW, int NB, bool SWI, bool QO, int STEPS>
 static __device__ __forceinline__ void q16_run(const q16_op &op)
 {
 	const uint8_t *__restrict__ wdata = op.wdata;
@@ -355,7 +375,7 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 			#pragma unroll
 			for (int r = 0; r < RPW; r++)
 				row[r] = tile_row<RPW, SWI>(tile, warp, r, rows);
-			q16_load<F, G, U, RPW, NB, SW>(op, wdata, scales, biases, rowbytes, ngroups, nch, row, lane, hw, hs,
+			q16_load<F, G, U, RPW, NB, SW, STEPS>(op, wdata, scales, biases, rowbytes, ngroups, nch, row, lane, hw, hs,
 						       hb);
 			held = true;
 		}
@@ -410,13 +430,13 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 				/* every load of the step first, so U * RPW lane steps
 				 * are in flight (the block's first step may be held) */
 				if (!held)
-					q16_load<F, G, U, RPW, NB, SW>(op, wdata, scales, biases, rowbytes, ngroups, nch, row,
+					q16_load<F, G, U, RPW, NB, SW, STEPS>(op, wdata, scales, biases, rowbytes, ngroups, nch, row,
 								       c0, wv, sv, bv);
 				held = false;
 				#pragma unroll
 				for (int u = 0; u < U; u++) {
 					const int ch = c0 + STEP * u;
-					if (ch >= nch)
+					if (STEPS != Q16_STEPS_WHOLE && ch >= nch)
 						break;
 					#pragma unroll
 					for (int j = 0; j < NB; j++) {

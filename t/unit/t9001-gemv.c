@@ -134,9 +134,14 @@ int main(void)
 	};
 	/* rows: 1, 3, 118 (partial 16-row tiles), 4097; columns: one unit,
 	 * units not a multiple of the split, a long row; 96 and 200 take the
-	 * any-shape kernel for the float forms */
+	 * any-shape kernel for the float forms. 4096, 8192 and 12288 columns
+	 * are whole lane steps of the 4-bit, 2-bit (8192) and 8-bit forms,
+	 * 5120 and 12288 (2-bit) whole chunks but not whole steps: a row alone
+	 * takes kernels built for that (gemv_q16_body.cuh, q16_load), windows
+	 * the ones that ask at every step, and the two must agree bit for bit */
 	static const int64_t shapes[][2] = {
 		{ 1, 128 }, { 3, 640 }, { 118, 1152 }, { 4097, 4096 }, { 33, 96 }, { 5, 200 },
+		{ 37, 8192 }, { 19, 12288 }, { 7, 5120 },
 	};
 	int nf = sizeof forms / sizeof *forms, ns = sizeof shapes / sizeof *shapes;
 
