@@ -5,8 +5,12 @@
  * 4-bit tg128 572.4 to 574.9 tokens/s. */
 #include "common.cuh"
 #include "rope.cuh"
+#include "attn.cuh"
 
 #define ROPE_DMAX 512    /* head_dim a lane's registers take (attention's too) */
+
+/* (rope_prepare and norm_rope: DW the floats a lane holds of a head, at
+ * least D / WARP; DW past that costs each loop its tests) */
 
 /* what a head vector's norm and rotary need that no kernel writes, made
  * before pdl_wait so that it overlaps the kernel before: the lane's norm
@@ -17,17 +21,18 @@ struct rope_pre {
 	float w[ROPE_DMAX / WARP], c[ROPE_DMAX / 2 / WARP], s[ROPE_DMAX / 2 / WARP];
 };
 
+template <int DW = ROPE_DMAX / WARP>
 static __device__ __forceinline__ void rope_prepare(rope_pre &r, int D, const float *__restrict__ w, int rot,
 						    float theta, float p)
 {
 	const int lane = threadIdx.x & 31, half = rot / 2;
 
 	#pragma unroll
-	for (int k = 0; k < ROPE_DMAX / WARP; k++)
+	for (int k = 0; k < DW; k++)
 		r.w[k] = lane + k * WARP < D ? w[lane + k * WARP] : 0.0f;
 	/* the same formulas as the CPU: inv_freq = 1 / theta^(2j/rot) in fp32 */
 	#pragma unroll
-	for (int k = 0; k < ROPE_DMAX / 2 / WARP; k++) {
+	for (int k = 0; k < DW / 2; k++) {
 		const int j = lane + k * WARP;
 		r.c[k] = r.s[k] = 0.0f;
 		if (j < half) {
@@ -52,28 +57,29 @@ static __device__ __forceinline__ void rope_prepare(rope_pre &r, int D, const fl
  * The multiply-adds are written out: left to the compiler, which products
  * it contracts may differ between the kernels that inline this, and their
  * values must be the same bits. */
+template <int DW = ROPE_DMAX / WARP>
 static __device__ __forceinline__ void norm_rope(float *v, int D, const rope_pre &r, float eps, int rot, float *sh,
 						 float *also)
 {
 	const int lane = threadIdx.x & 31, half = rot / 2;
-	float x[ROPE_DMAX / WARP], ss = 0;
+	float x[DW], ss = 0;
 
 	#pragma unroll
-	for (int k = 0; k < ROPE_DMAX / WARP; k++)
+	for (int k = 0; k < DW; k++)
 		x[k] = lane + k * WARP < D ? v[lane + k * WARP] : 0.0f;
 	#pragma unroll
-	for (int k = 0; k < ROPE_DMAX / WARP; k++)
+	for (int k = 0; k < DW; k++)
 		if (lane + k * WARP < D)
 			ss = fmaf(x[k], x[k], ss);
 	ss = warp_sum(ss);
 	const float inv = 1.0f / sqrtf(ss / (float)D + eps);
 	#pragma unroll
-	for (int k = 0; k < ROPE_DMAX / WARP; k++)
+	for (int k = 0; k < DW; k++)
 		if (lane + k * WARP < D)
 			sh[lane + k * WARP] = x[k] * inv * r.w[k];
 	__syncwarp();
 	#pragma unroll
-	for (int k = 0; k < ROPE_DMAX / 2 / WARP; k++) {
+	for (int k = 0; k < DW / 2; k++) {
 		const int j = lane + k * WARP;
 		if (j < half) {
 			const float a = sh[j], b = sh[j + half];
@@ -83,7 +89,7 @@ static __device__ __forceinline__ void norm_rope(float *v, int D, const rope_pre
 	}
 	__syncwarp();
 	#pragma unroll
-	for (int k = 0; k < ROPE_DMAX / WARP; k++)
+	for (int k = 0; k < DW; k++)
 		if (lane + k * WARP < D) {
 			v[lane + k * WARP] = sh[lane + k * WARP];
 			if (also)
@@ -120,11 +126,16 @@ __global__ void qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride,
 }
 
 /* one warp a (token, head): query heads normed and turned in place, key
- * heads normed, turned and copied into the cache, value heads copied */
-__global__ void attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *__restrict__ qw,
+ * heads normed, turned and copied into the cache, value heads copied.
+ * DW: the floats a lane holds of a head, ROPE_DMAX / WARP for any D; EXACT:
+ * D is DW lanes' floats exactly (tf_cuda_attn_exact), so that a lane's
+ * loops stop at the head's end rather than testing each index past it */
+template <int DW, bool EXACT>
+__global__ void attn_prep(float *x, int n, int Hq, int Hkv, int Dr, int64_t T, const float *__restrict__ qw,
 			  const float *__restrict__ kw, float eps, int rot, float theta, const int64_t *__restrict__ pos,
 			  float *__restrict__ kc, float *__restrict__ vc)
 {
+	const int D = EXACT ? DW * WARP : Dr;
 	const int lane = threadIdx.x & 31, per = Hq + 2 * Hkv;
 	const int64_t item = (int64_t)blockIdx.x * (blockDim.x / WARP) + (threadIdx.x >> 5);
 	const int64_t t = item / per, at = *pos + t;
@@ -133,7 +144,7 @@ __global__ void attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, co
 	rope_pre r;
 
 	if (item < (int64_t)n * per && h < Hq + Hkv)
-		rope_prepare(r, D, h < Hq ? qw : kw, rot, theta, (float)at);
+		rope_prepare<DW>(r, D, h < Hq ? qw : kw, rot, theta, (float)at);
 	pdl_wait();
 	pdl_trigger();
 	if (item >= (int64_t)n * per)
@@ -141,9 +152,9 @@ __global__ void attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, co
 	float *q = x + t * T, *k = q + 2LL * Hq * D, *v = k + (int64_t)Hkv * D;
 	const int64_t row = (int64_t)Hkv * D;
 	if (h < Hq) {
-		norm_rope(q + 2LL * h * D, D, r, eps, rot, sh[threadIdx.x >> 5], NULL);
+		norm_rope<DW>(q + 2LL * h * D, D, r, eps, rot, sh[threadIdx.x >> 5], NULL);
 	} else if (h < Hq + Hkv) {
-		norm_rope(k + (int64_t)(h - Hq) * D, D, r, eps, rot, sh[threadIdx.x >> 5],
+		norm_rope<DW>(k + (int64_t)(h - Hq) * D, D, r, eps, rot, sh[threadIdx.x >> 5],
 			  kc + at * row + (int64_t)(h - Hq) * D);
 	} else {
 		const int64_t o = (int64_t)(h - Hq - Hkv) * D;
@@ -160,8 +171,20 @@ int tf_cuda_attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const 
 		return 0;
 	if (shape_ok(D, rot) < 0)
 		return -1;
-	LAUNCH(attn_prep, (unsigned)((items + ROPE_WARPS - 1) / ROPE_WARPS), ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T,
-	       qw, kw, eps, rot, theta, pos, kc, vc);
+	const unsigned grid = (unsigned)((items + ROPE_WARPS - 1) / ROPE_WARPS);
+	const int exact = tf_cuda_attn_exact();
+	if (D == 256 && exact)
+		LAUNCH((attn_prep<8, true>), grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc,
+		       vc);
+	else if (D == 128 && exact)
+		LAUNCH((attn_prep<4, true>), grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc,
+		       vc);
+	else if (D == 64 && exact)
+		LAUNCH((attn_prep<2, true>), grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc,
+		       vc);
+	else
+		LAUNCH((attn_prep<ROPE_DMAX / WARP, false>), grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot,
+		       theta, pos, kc, vc);
 	LAUNCH_CHECK();
 	return 0;
 }
