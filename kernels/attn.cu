@@ -288,7 +288,6 @@ int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const f
 	return launch_p<DMAX / WARP, 2>(grid, per, qg, qstride, kc, vc, pos, Hq, Hkv, D, out, part, count, S);
 }
 
-
 __global__ void kv_append(const float *__restrict__ k, const float *__restrict__ v, int64_t ld, int64_t total,
 			  int64_t row, const int64_t *__restrict__ pos, float *__restrict__ kc, float *__restrict__ vc)
 {

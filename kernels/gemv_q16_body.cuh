@@ -294,9 +294,11 @@ static __host__ __device__ constexpr bool q16_whole_form(void)
  * all U of them in the row or the first few (a row of a multiple of WARP *
  * F::CC columns), so load_lane_full always; Q16_STEPS_WHOLE: every step is
  * U whole chunks a lane (a multiple of WARP * U * F::CC columns, as every
- * 4-bit row of the 9B is), so nothing asks. Why: code the kernel never
- * runs still costs it. Built for one input row where q16_whole_form says
- * so; passes of several rows (windows) take Q16_STEPS_ANY, the same sums.
+ * 4-bit row of the 9B is), so nothing asks. Why: with nothing asking, a
+ * step's sums over its chunks are one stretch of code the compiler
+ * schedules as a whole, and the fallback's loads are not in the kernel at
+ * all. Built for one input row where q16_whole_form says so; passes of
+ * several rows (windows) take Q16_STEPS_ANY, the same sums.
  * In one build, tg128 on the 9B 4-bit 648.4 to 648.6 tokens/s against
  * 633.7 to 633.8 with Q16_STEPS_CHUNKS at most and 631.5 to 631.9 for the
  * build before (Q16_STEPS_ANY everywhere); 27B 4-bit (5120 columns: whole
@@ -375,8 +377,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 			#pragma unroll
 			for (int r = 0; r < RPW; r++)
 				row[r] = tile_row<RPW, SWI>(tile, warp, r, rows);
-			q16_load<F, G, U, RPW, NB, SW, STEPS>(op, wdata, scales, biases, rowbytes, ngroups, nch, row, lane, hw, hs,
-						       hb);
+			q16_load<F, G, U, RPW, NB, SW, STEPS>(op, wdata, scales, biases, rowbytes, ngroups, nch, row, lane,
+							      hw, hs, hb);
 			held = true;
 		}
 	}
@@ -430,8 +432,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 				/* every load of the step first, so U * RPW lane steps
 				 * are in flight (the block's first step may be held) */
 				if (!held)
-					q16_load<F, G, U, RPW, NB, SW, STEPS>(op, wdata, scales, biases, rowbytes, ngroups, nch, row,
-								       c0, wv, sv, bv);
+					q16_load<F, G, U, RPW, NB, SW, STEPS>(op, wdata, scales, biases, rowbytes, ngroups,
+									      nch, row, c0, wv, sv, bv);
 				held = false;
 				#pragma unroll
 				for (int u = 0; u < U; u++) {
