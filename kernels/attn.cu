@@ -55,7 +55,7 @@ static __device__ __forceinline__ void online(float dot, const float *vr, int pe
  * as there are heads (16 on the 9B), and at depth 4096 that left decode
  * attention at some 0.5 TB/s.
  */
-/* EXACT: D is exactly P floats a lane (a power of two from 64 to 256), so
+/* EXACT: D is exactly P floats a lane (a power of two from 64 to 512), so
  * every test of a lane's index against it folds away. In one build with
  * this and attn_prep's (rope.cu) against TF_ATTN_EXACT=0, tg128 on the 9B
  * 4-bit 650.5 to 650.9 tokens/s against 648.4 to 649.1, 27B 4-bit 193.7

@@ -248,9 +248,10 @@ struct picker {
 	q16_fn nb_of(void)
 	{
 		constexpr bool W = q16_whole_form<F, 1>();
-		if (nb < 2 && steps<F>() == Q16_STEPS_WHOLE)
+		const int st = nb < 2 ? steps<F>() : Q16_STEPS_ANY;
+		if (st == Q16_STEPS_WHOLE)
 			return gemv_q16<F, G, RPW, 1, SWI, QO, W ? Q16_STEPS_WHOLE : Q16_STEPS_ANY>;
-		if (nb < 2 && steps<F>() == Q16_STEPS_CHUNKS)
+		if (st == Q16_STEPS_CHUNKS)
 			return gemv_q16<F, G, RPW, 1, SWI, QO, W ? Q16_STEPS_CHUNKS : Q16_STEPS_ANY>;
 		return nb >= 4 ? gemv_q16<F, G, RPW, nbc<F, 4>::v, SWI, QO> : nb >= 2 ? gemv_q16<F, G, RPW, nbc<F, 2>::v, SWI, QO>
 			: gemv_q16<F, G, RPW, 1, SWI, QO>;

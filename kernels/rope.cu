@@ -172,19 +172,11 @@ int tf_cuda_attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const 
 	if (shape_ok(D, rot) < 0)
 		return -1;
 	const unsigned grid = (unsigned)((items + ROPE_WARPS - 1) / ROPE_WARPS);
-	const int exact = tf_cuda_attn_exact();
-	if (D == 256 && exact)
-		LAUNCH((attn_prep<8, true>), grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc,
-		       vc);
-	else if (D == 128 && exact)
-		LAUNCH((attn_prep<4, true>), grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc,
-		       vc);
-	else if (D == 64 && exact)
-		LAUNCH((attn_prep<2, true>), grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc,
-		       vc);
-	else
-		LAUNCH((attn_prep<ROPE_DMAX / WARP, false>), grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot,
-		       theta, pos, kc, vc);
+	/* the kernel built for the head's size where there is one */
+	auto k = attn_prep<ROPE_DMAX / WARP, false>;
+	if (tf_cuda_attn_exact())
+		k = D == 256 ? attn_prep<8, true> : D == 128 ? attn_prep<4, true> : D == 64 ? attn_prep<2, true> : k;
+	LAUNCH(k, grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc, vc);
 	LAUNCH_CHECK();
 	return 0;
 }

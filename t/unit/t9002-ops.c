@@ -169,7 +169,7 @@ static void test_attention(void)
 	/* contexts of one chunk of cache rows and of many (kernels/attn.cu splits
 	 * those over blocks): 255 + 1 rows is the last that one block takes */
 	static const int cfg[][4] = { /* pos0, n, Hq/Hkv, D */ { 0, 1, 2, 64 }, { 5, 3, 4, 256 }, { 1000, 16, 6, 256 },
-				      { 4096, 2, 2, 128 }, { 255, 3, 1, 64 } };
+				      { 4096, 2, 2, 128 }, { 255, 3, 1, 64 }, { 7, 3, 2, 512 } };
 	for (unsigned c = 0; c < sizeof cfg / sizeof *cfg; c++) {
 		int64_t pos0 = cfg[c][0];
 		int n = cfg[c][1], Hkv = 2, Hq = Hkv * cfg[c][2], D = cfg[c][3];
