@@ -89,7 +89,7 @@ LIB_HDR  := $(wildcard lib/*.h) $(wildcard kernels/*.cuh)
 CU_SRC   := $(sort $(wildcard kernels/*.cu))
 CU_OBJ   := $(CU_SRC:.cu=.o)
 PROGS    := $(patsubst %.c,%,$(sort $(wildcard bin/tf-*.c)))
-UNIT     := $(patsubst %.c,%.t,$(sort $(wildcard t/unit/t*.c)))
+UNIT     := $(patsubst %.c,%.t,$(sort $(wildcard t/unit/*.c)))
 HELPERS  := $(patsubst %.c,%,$(sort $(wildcard t/helper/*.c)))
 MANS     := $(sort $(wildcard man/*.[1-9]))
 TESTS    := $(sort $(wildcard t/t[0-9]*.t))
@@ -113,7 +113,7 @@ bin/tf-%: bin/tf-%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR)
 
 # kernel tests need only libtf and the CUDA libraries, so they build on the
 # GPU machine, which lacks the text and network libraries
-t/unit/t9%.t: t/unit/t9%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
+t/unit/cuda-%.t: t/unit/cuda-%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) -It $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libtf.a $(LDLIBS_cuda)
 
 t/unit/%.t: t/unit/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
