@@ -6,8 +6,8 @@
 # next line; the lines after a command, up to the next one, are its output
 # as the README shows it. Every command runs, in order, in one bash with
 # pipefail, from a scratch folder that looks like a clone after make (bin,
-# man, t and the Makefile linked from the tree), with HOME a scratch folder
-# and neither the test's PATH nor its TF_DEVICE. A command passes when it
+# man, t and the Makefile linked from the tree), with HOME and TMPDIR in
+# the scratch folder and neither the test's PATH nor its TF_DEVICE. A command passes when it
 # exits 0 and, where output is shown, writes exactly that (trailing blank
 # lines aside). A block whose first line is "# needs ..." (a GPU, the
 # network, minutes) is shown to readers but not run.
@@ -15,7 +15,7 @@
 
 README=$TF_ROOT/README
 ln -s "$TF_ROOT/bin" "$TF_ROOT/man" "$TF_ROOT/t" "$TF_ROOT/Makefile" . || exit 1
-mkdir .readme home || exit 1
+mkdir .readme home tmp || exit 1
 
 # the commands into .readme/cmd.N, the output shown into .readme/exp.N, a
 # line "N LINE run|skip CMD" for each into .readme/list
@@ -61,7 +61,7 @@ awk -v dir=.readme '
 
 # the tree's tools reach the commands only through the README's own PATH
 PATH=${PATH#"$TF_ROOT/bin:$TF_ROOT/t/helper:"}
-HOME=$TMP/home env -u TF_DEVICE -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+HOME=$TMP/home TMPDIR=$TMP/tmp env -u TF_DEVICE -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 	bash .readme/run.sh "$TMP"
 
 # the output with trailing blank lines dropped and the last line ended
