@@ -212,19 +212,12 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 	}
 }
 
-int tf_cuda_attn_exact(void)
-{
-	static int off = -1;
-
-	return !tf_env_off_once("TF_ATTN_EXACT", &off);
-}
-
 /* attn_decode for P floats a lane (per of them used), R rows at once */
 template <int P, int R>
 static int launch_p(unsigned grid, int per, const float *qg, int64_t qstride, const float *kc, const float *vc,
 		    const int64_t *pos, int Hq, int Hkv, int D, uint16_t *out, float *part, unsigned *count, int S)
 {
-	if (per == P && tf_cuda_attn_exact())
+	if (per == P)
 		LAUNCH((attn_decode<P, R, true>), grid, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out, part, count,
 		       S);
 	else

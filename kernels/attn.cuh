@@ -39,11 +39,6 @@ typedef struct tf_attn_scratch {
 int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
 		      int n, int Hq, int Hkv, int D, uint16_t *out, const tf_attn_scratch *sc);
 
-/* whether heads of 64, 128, 256 (and for attention 512) take the decode
- * kernels built for their size (attention and its prep kernel);
- * TF_ATTN_EXACT=0: never (for comparison: the same outputs, slower) */
-int tf_cuda_attn_exact(void);
-
 int tf_cuda_attn_scratch_init(tf_attn_scratch *sc, int heads, int dim);
 void tf_cuda_attn_scratch_free(tf_attn_scratch *sc);
 

@@ -55,7 +55,7 @@ int tf_cuda_sms(void);
  * first kernel) can be loaded before it, which hides the gap between
  * kernels, and lines can be sent to L2 (prefetch_l2) whatever wrote them.
  * pdl_trigger() lets the next kernel launch. Both are no-ops for a
- * kernel launched without the attribute. TF_CUDA_PDL=0 turns it off.
+ * kernel launched without the attribute.
  */
 static __device__ __forceinline__ void pdl_wait(void)
 {
@@ -66,8 +66,6 @@ static __device__ __forceinline__ void pdl_trigger(void)
 {
 	asm volatile("griddepcontrol.launch_dependents;");
 }
-
-int tf_cuda_pdl(void);
 
 /*
  * "This block is done" for a last-block-to-arrive count: an add with
@@ -113,12 +111,10 @@ static cudaError_t launch_k(void (*k)(KArgs...), dim3 grid, dim3 block, size_t s
 	cfg.blockDim = block;
 	cfg.dynamicSmemBytes = smem;
 	cfg.stream = tf_cuda_stream_get();
-	if (tf_cuda_pdl()) {
-		at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-		at[0].val.programmaticStreamSerializationAllowed = 1;
-		cfg.attrs = at;
-		cfg.numAttrs = 1;
-	}
+	at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+	at[0].val.programmaticStreamSerializationAllowed = 1;
+	cfg.attrs = at;
+	cfg.numAttrs = 1;
 	return cudaLaunchKernelEx(&cfg, k, static_cast<KArgs>(args)...);
 }
 

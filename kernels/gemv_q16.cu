@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(Q16_WARPS * WARP, 1) gemv_q16(const __grid_con
 	const int nch = op.cols / F::CC;
 	const int nchp = ROWBYTES / CB < 1 ? 1 : ROWBYTES / CB < nch ? ROWBYTES / CB : nch;
 	/* (past the first lane step where q16_run loads that itself) */
-	const int ch0 = q16_loads_first<F, NB>(op) ? WARP * q16_u<F, NB>() : 0;
+	const int ch0 = q16_holds<F, NB>() ? WARP * q16_u<F, NB>() : 0;
 	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, tile_of(0, QO), ch0, nchp);
 	/* pdl_wait is in the staging, after the loads of the norm factors */
 	q16_run<F, G, RPW, NB, SWI, QO, STEPS>(op);
@@ -185,40 +185,10 @@ static q16_src q16_src_of(const tf_q16_in *in, int n, int i, int64_t c)
 	return s;
 }
 
-/* whether the kernels load their first lane step of weights before the
- * wait for the kernel before; TF_Q16_PRE=0 leaves it to the staging's end
- * (for comparison) */
-static int q16_pre(void)
-{
-	static int off = -1;
-
-	return !tf_env_off_once("TF_Q16_PRE", &off);
-}
-
-/* whether the kernels load lane steps of whole chunks without a check
- * a chunk (gemv_q16_body.cuh, q16_load); TF_Q16_WHOLE=0 never (for
- * comparison) */
-static int q16_whole(void)
-{
-	static int off = -1;
-
-	return !tf_env_off_once("TF_Q16_WHOLE", &off);
-}
-
-/* whether one-row passes take kernels built for how their lane steps meet
- * the end of the rows (q16_load); TF_Q16_STEPS=0: kernels that ask at
- * every step (for comparison) */
-static int q16_steps(void)
-{
-	static int off = -1;
-
-	return !tf_env_off_once("TF_Q16_STEPS", &off);
-}
-
 static q16_op q16_op_of(const tf_weight *w, const q16_src &s, int n, float *y, int64_t ldy, int epi)
 {
 	return q16_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
-		       (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0, q16_pre(), q16_whole() };
+		       (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0 };
 }
 
 typedef void (*q16_fn)(const q16_op);
@@ -240,7 +210,7 @@ struct picker {
 	template <class F>
 	int steps(void)
 	{
-		if (!q16_whole_form<F, 1>() || !q16_whole() || !q16_steps() || cols % (WARP * F::CC))
+		if (!q16_whole_form<F, 1>() || cols % (WARP * F::CC))
 			return Q16_STEPS_ANY;
 		return cols % (WARP * F::U * F::CC) ? Q16_STEPS_CHUNKS : Q16_STEPS_WHOLE;
 	}

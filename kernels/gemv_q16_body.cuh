@@ -28,8 +28,6 @@ struct q16_op {
 	int16_t *yq;
 	float *yd, *ys;
 	int64_t ldq;
-	int pre;                        /* load the first lane step before the wait (TF_Q16_PRE) */
-	int whole;                      /* lane steps of whole chunks with load_lane_full (TF_Q16_WHOLE) */
 };
 
 /* One block of 16 warps a multiprocessor, not two of 8: every block stages
@@ -104,15 +102,6 @@ template <class F, int NB>
 static __host__ __device__ constexpr bool q16_holds(void)
 {
 	return NB == 1 && F::WORDS % 4 == 0;
-}
-
-/* whether this launch's warps load their first lane step before the wait:
- * where the form holds it and TF_Q16_PRE allows (prefetch_tile's start and
- * q16_run must agree) */
-template <class F, int NB>
-static __device__ __forceinline__ bool q16_loads_first(const q16_op &op)
-{
-	return q16_holds<F, NB>() && op.pre;
 }
 
 /* the block's k-th tile, or past the last: every gridDim.x-th from the
@@ -311,15 +300,14 @@ static __host__ __device__ constexpr bool q16_whole_form(void)
 /* a warp's lane step from chunk c0 (that of lane 0 is c0 - lane), as STEPS
  * says */
 template <class F, int G, int U, int RPW, int NB, int SW, int STEPS>
-static __device__ __forceinline__ void q16_load(const q16_op &op, const uint8_t *__restrict__ wdata,
+static __device__ __forceinline__ void q16_load(const uint8_t *__restrict__ wdata,
 						const uint16_t *__restrict__ scales, const uint16_t *__restrict__ biases,
 						int64_t rowbytes, int ngroups, int nch, const int *row, int c0,
 						uint32_t (*wv)[RPW][F::WORDS], uint32_t (*sv)[RPW][SW], uint32_t (*bv)[RPW][SW])
 {
 	const int left = nch - (c0 - (int)(threadIdx.x & 31));  /* chunks from lane 0's */
 
-	if (q16_whole_form<F, NB>() &&
-	    (STEPS != Q16_STEPS_ANY || (op.whole && (left >= WARP * U || left % WARP == 0))))
+	if (q16_whole_form<F, NB>() && (STEPS != Q16_STEPS_ANY || left >= WARP * U || left % WARP == 0))
 		load_lane_full<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, row, c0,
 						 STEPS == Q16_STEPS_WHOLE ? U : left / WARP, wv, sv, bv);
 	else
@@ -370,15 +358,15 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 	uint32_t hw[U][RPW][F::WORDS];
 	uint32_t hs[U][RPW][SW], hb[U][RPW][SW];
 	bool held = false;
-	if (q16_loads_first<F, NB>(op)) {
+	if (HOLD) {
 		const int tile = tile_of(0, QO);
 		if (tile < ntiles && (tile * Q16_WARPS + warp) * per < trows) {
 			int row[RPW];
 			#pragma unroll
 			for (int r = 0; r < RPW; r++)
 				row[r] = tile_row<RPW, SWI>(tile, warp, r, rows);
-			q16_load<F, G, U, RPW, NB, SW, STEPS>(op, wdata, scales, biases, rowbytes, ngroups, nch, row, lane,
-							      hw, hs, hb);
+			q16_load<F, G, U, RPW, NB, SW, STEPS>(wdata, scales, biases, rowbytes, ngroups, nch, row, lane, hw,
+							      hs, hb);
 			held = true;
 		}
 	}
@@ -432,8 +420,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 				/* every load of the step first, so U * RPW lane steps
 				 * are in flight (the block's first step may be held) */
 				if (!held)
-					q16_load<F, G, U, RPW, NB, SW, STEPS>(op, wdata, scales, biases, rowbytes, ngroups,
-									      nch, row, c0, wv, sv, bv);
+					q16_load<F, G, U, RPW, NB, SW, STEPS>(wdata, scales, biases, rowbytes, ngroups, nch,
+									      row, c0, wv, sv, bv);
 				held = false;
 				#pragma unroll
 				for (int u = 0; u < U; u++) {

@@ -5,7 +5,6 @@
  * 4-bit tg128 572.4 to 574.9 tokens/s. */
 #include "common.cuh"
 #include "rope.cuh"
-#include "attn.cuh"
 
 #define ROPE_DMAX 512    /* head_dim a lane's registers take (attention's too) */
 
@@ -128,7 +127,7 @@ __global__ void qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride,
 /* one warp a (token, head): query heads normed and turned in place, key
  * heads normed, turned and copied into the cache, value heads copied.
  * DW: the floats a lane holds of a head, ROPE_DMAX / WARP for any D; EXACT:
- * D is DW lanes' floats exactly (tf_cuda_attn_exact), so that a lane's
+ * D is DW lanes' floats exactly (heads of 64, 128 and 256), so that a lane's
  * loops stop at the head's end rather than testing each index past it */
 template <int DW, bool EXACT>
 __global__ void attn_prep(float *x, int n, int Hq, int Hkv, int Dr, int64_t T, const float *__restrict__ qw,
@@ -173,9 +172,8 @@ int tf_cuda_attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const 
 		return -1;
 	const unsigned grid = (unsigned)((items + ROPE_WARPS - 1) / ROPE_WARPS);
 	/* the kernel built for the head's size where there is one */
-	auto k = attn_prep<ROPE_DMAX / WARP, false>;
-	if (tf_cuda_attn_exact())
-		k = D == 256 ? attn_prep<8, true> : D == 128 ? attn_prep<4, true> : D == 64 ? attn_prep<2, true> : k;
+	auto k = D == 256 ? attn_prep<8, true> : D == 128 ? attn_prep<4, true> : D == 64 ? attn_prep<2, true>
+		 : attn_prep<ROPE_DMAX / WARP, false>;
 	LAUNCH(k, grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc, vc);
 	LAUNCH_CHECK();
 	return 0;
