@@ -169,8 +169,9 @@ template <int KIND, int BITS> struct unit_regs {
 	uint32_t sb0[U::UNIT / 32], sb1[U::UNIT / 32]; /* per sub-block: bf16 scale | bias << 16 */
 };
 
-/* issues every load of unit u (weights streaming, scales cached); the
- * registers fill while the previous unit computes */
+/* issues every load of unit u (weights streaming, scales cached), once
+ * the unit before is summed: the other warps of the multiprocessor cover
+ * their trip */
 template <int KIND, int BITS>
 static __device__ __forceinline__ void load_unit(unit_regs<KIND, BITS> &R, int u, bool uv, int r0, int r1,
 						 int rows, const uint4 *w0p, const uint4 *w1p,

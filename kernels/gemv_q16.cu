@@ -50,12 +50,7 @@ __global__ void __launch_bounds__(Q16_WARPS * WARP, 1) gemv_q16(const __grid_con
 	 * at least, and their scales) on their way to L2 while the kernel
 	 * before this one finishes and the inputs are staged. The copies also
 	 * take bandwidth from the kernel still running, which measured a loss
-	 * where wider tiles went whole. tg128 in tokens/s with whole tiles
-	 * always, never, and only those of at most 64 KiB: 9B 4-bit (tiles of
-	 * 64 KiB, down's 192) 526.4, 520.9, 528.1; 27B 4-bit (80 KiB, down's
-	 * 272) 157.8, 161.3, 161.6. The first 64 KiB of every tile against
-	 * whole tiles of at most 64 KiB: 572.4 against 569.4 and 171.5 against
-	 * 169.3. */
+	 * where wider tiles went whole. */
 	constexpr int ROWBYTES = 64 * 1024 / (Q16_WARPS * RPW), CB = F::CC * F::BITS / 8;
 	const int nch = op.cols / F::CC;
 	const int nchp = ROWBYTES / CB < 1 ? 1 : ROWBYTES / CB < nch ? ROWBYTES / CB : nch;
@@ -122,8 +117,7 @@ static cudaError_t each_form(V &v)
 /* rows a warp takes: two once there are a warp's worth of rows for every
  * warp of the device (and always for SwiGLU pairs). A 4096-row product is
  * then one tile a block on 128 blocks rather than two tiles a block on
- * 132, which measured faster (464.9 against 448.0 tokens/s on the 9B
- * 4-bit step). */
+ * 132, which measured faster. */
 static int q16_rpw(int rows, int swi)
 {
 	return swi || rows >= tf_cuda_sms() * Q16_WARPS ? 2 : 1;
@@ -353,7 +347,7 @@ int tf_cuda_gemv_q16_swiglu16_pays(const tf_weight *w)
 {
 	/* pairs of tiles must not leave the busiest block more tiles: the
 	 * 27B's 1088 tiles are 9 rounds of 132 blocks, its 544 pairs 10
-	 * tiles' worth (168.3 against 173.2 tokens/s) */
+	 * tiles' worth, which measured slower */
 	return tf_cuda_gemv_q16_swiglu16_takes(w) && q16_rounds((int)w->rows, 1, 1) <= q16_rounds((int)w->rows, 1, 0);
 }
 

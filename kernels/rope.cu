@@ -1,8 +1,7 @@
 /* rope.cu: one warp per (token, head): the norm's sum of squares by a fixed
  * butterfly, then each lane turns its pairs (j, j + rot/2); for a decode
  * step the same with the key and value rows appended to the cache. The
- * factors and turns are made before the wait for the kernel before: 9B
- * 4-bit tg128 572.4 to 574.9 tokens/s. */
+ * factors and turns are made before the wait for the kernel before. */
 #include "common.cuh"
 #include "rope.cuh"
 
@@ -48,10 +47,7 @@ static __device__ __forceinline__ void rope_prepare(rope_pre &r, int D, const fl
  *
  * The head is read from v once and the turns take their pairs from sh.
  * Done in v, each step after the first read v back from L2, two trips
- * more: the decode step's kernel took 2.5 us after its wait on the 9B.
- * With attention's merge (attn.cu), tg128 591.2 to 595.2 tokens/s on the
- * 9B 4-bit, 177.1 to 177.7 on the 27B 4-bit, 537.4 to 540.6 on the 9B
- * after 4096 tokens.
+ * more.
  *
  * The multiply-adds are written out: left to the compiler, which products
  * it contracts may differ between the kernels that inline this, and their
