@@ -40,7 +40,6 @@
 #include <stdlib.h>
 
 #include "common.cuh"
-#include "env.h"
 #include "gemv.cuh"
 #include "gemv_q16.cuh"
 #include "mma.cuh"
@@ -170,8 +169,9 @@ template <int KIND, int BITS> struct unit_regs {
 	uint32_t sb0[U::UNIT / 32], sb1[U::UNIT / 32]; /* per sub-block: bf16 scale | bias << 16 */
 };
 
-/* issues every load of unit u (weights streaming, scales cached); the
- * registers fill while the previous unit computes */
+/* issues every load of unit u (weights streaming, scales cached), once
+ * the unit before is summed: the other warps of the multiprocessor cover
+ * their trip */
 template <int KIND, int BITS>
 static __device__ __forceinline__ void load_unit(unit_regs<KIND, BITS> &R, int u, bool uv, int r0, int r1,
 						 int rows, const uint4 *w0p, const uint4 *w1p,
@@ -296,8 +296,8 @@ static __device__ __forceinline__ void warps_store(float (&acc)[NT][4], float (*
 		}
 }
 
-template <int KIND, int BITS, int NT, bool DBUF>
-__global__ void __launch_bounds__(SMAX * WARP, DBUF || NT == 2 ? 1 : 2)
+template <int KIND, int BITS, int NT>
+__global__ void __launch_bounds__(SMAX * WARP, NT == 2 ? 1 : 2)
 gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's layout */
 	 const uint16_t *__restrict__ scales,   /* (rows, cols/group) bf16 */
 	 const uint16_t *__restrict__ biases,   /* (rows, cols/group) bf16 */
@@ -309,9 +309,6 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 	 int64_t ldy, int accumulate)
 {
 	typedef unit_shape<KIND, BITS> U;
-	/* two units in registers at once (the next one loading while this one
-	 * computes) where the registers allow: up to 4 vectors a row */
-	constexpr bool DB = DBUF && U::NV <= 4;
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarp = blockDim.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
 	const int r0 = blockIdx.x * 16 + g, r1 = r0 + 8;
@@ -331,29 +328,17 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 	/* unit of iteration `it` for this lane: all lanes with the same t share it */
 	const int niter = (nunits + 4 * nwarp - 1) / (4 * nwarp);
 #define UNIT_OF(it) (((it) * nwarp + warp) * 4 + t)
-	unit_regs<KIND, BITS> A, B;
+	unit_regs<KIND, BITS> A;
 	load_unit(A, UNIT_OF(0), UNIT_OF(0) < nunits, r0, r1, rows, w0p, w1p, scales, biases, group, ngroups);
 	/* the weights need nothing from the previous kernel: their first loads
 	 * are in flight before this waits for it (PDL, common.cuh) */
 	pdl_trigger();
 	pdl_wait();
-	for (int it = 0; it < niter; it += DB ? 2 : 1) {
-		if (DB && it + 1 < niter)
-			load_unit(B, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, r0, r1, rows, w0p, w1p, scales, biases,
-				  group, ngroups);
+	for (int it = 0; it < niter; it++) {
 		compute_unit<KIND, BITS, NT>(A, UNIT_OF(it), UNIT_OF(it) < nunits, g, x, xl, n, cols, acc);
-		if (!DB) {
-			if (it + 1 < niter)
-				load_unit(A, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, r0, r1, rows, w0p, w1p, scales,
-					  biases, group, ngroups);
-			continue;
-		}
-		if (it + 1 >= niter)
-			break;
-		if (it + 2 < niter)
-			load_unit(A, UNIT_OF(it + 2), UNIT_OF(it + 2) < nunits, r0, r1, rows, w0p, w1p, scales, biases,
+		if (it + 1 < niter)
+			load_unit(A, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, r0, r1, rows, w0p, w1p, scales, biases,
 				  group, ngroups);
-		compute_unit<KIND, BITS, NT>(B, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, g, x, xl, n, cols, acc);
 	}
 #undef UNIT_OF
 
@@ -402,17 +387,10 @@ __global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, const uint
 typedef void (*gemv_fn)(const void *, const uint16_t *, const uint16_t *, int, int, int,
 			const uint16_t *, const uint16_t *, int, float *, int64_t, int);
 
-/* TF_GEMV_DBUF=1 turns the double-buffered units on (for measuring) */
-static int dbuf = -1;       /* measured: the single buffer is faster (more warps a multiprocessor) */
-
 template <int KIND, int BITS>
 static gemv_fn pick_nt(int n)
 {
-	if (dbuf < 0)
-		dbuf = tf_env_on("TF_GEMV_DBUF");
-	if (dbuf)
-		return n <= 8 ? gemv_mma<KIND, BITS, 1, true> : gemv_mma<KIND, BITS, 2, true>;
-	return n <= 8 ? gemv_mma<KIND, BITS, 1, false> : gemv_mma<KIND, BITS, 2, false>;
+	return n <= 8 ? gemv_mma<KIND, BITS, 1> : gemv_mma<KIND, BITS, 2>;
 }
 
 /* the tensor-core kernel for w, or NULL where only gemv_any applies */
