@@ -296,8 +296,18 @@ static __device__ __forceinline__ void warps_store(float (&acc)[NT][4], float (*
 		}
 }
 
+/* two units in registers at once (the next one loading while this one
+ * computes) for 16-bit float weights: their second unit in flight gains
+ * more than the second block a multiprocessor it costs; the quantized
+ * forms, whose units need more registers to expand, keep the two blocks */
+template <int KIND, int BITS>
+static __host__ __device__ constexpr bool double_buffered(void)
+{
+	return KIND == K_BF16;
+}
+
 template <int KIND, int BITS, int NT>
-__global__ void __launch_bounds__(SMAX * WARP, NT == 2 ? 1 : 2)
+__global__ void __launch_bounds__(SMAX * WARP, double_buffered<KIND, BITS>() || NT == 2 ? 1 : 2)
 gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's layout */
 	 const uint16_t *__restrict__ scales,   /* (rows, cols/group) bf16 */
 	 const uint16_t *__restrict__ biases,   /* (rows, cols/group) bf16 */
@@ -309,6 +319,7 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 	 int64_t ldy, int accumulate)
 {
 	typedef unit_shape<KIND, BITS> U;
+	constexpr bool DB = double_buffered<KIND, BITS>();
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarp = blockDim.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
 	const int r0 = blockIdx.x * 16 + g, r1 = r0 + 8;
@@ -328,17 +339,29 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 	/* unit of iteration `it` for this lane: all lanes with the same t share it */
 	const int niter = (nunits + 4 * nwarp - 1) / (4 * nwarp);
 #define UNIT_OF(it) (((it) * nwarp + warp) * 4 + t)
-	unit_regs<KIND, BITS> A;
+	unit_regs<KIND, BITS> A, B;
 	load_unit(A, UNIT_OF(0), UNIT_OF(0) < nunits, r0, r1, rows, w0p, w1p, scales, biases, group, ngroups);
 	/* the weights need nothing from the previous kernel: their first loads
 	 * are in flight before this waits for it (PDL, common.cuh) */
 	pdl_trigger();
 	pdl_wait();
-	for (int it = 0; it < niter; it++) {
-		compute_unit<KIND, BITS, NT>(A, UNIT_OF(it), UNIT_OF(it) < nunits, g, x, xl, n, cols, acc);
-		if (it + 1 < niter)
-			load_unit(A, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, r0, r1, rows, w0p, w1p, scales, biases,
+	for (int it = 0; it < niter; it += DB ? 2 : 1) {
+		if (DB && it + 1 < niter)
+			load_unit(B, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, r0, r1, rows, w0p, w1p, scales, biases,
 				  group, ngroups);
+		compute_unit<KIND, BITS, NT>(A, UNIT_OF(it), UNIT_OF(it) < nunits, g, x, xl, n, cols, acc);
+		if (!DB) {
+			if (it + 1 < niter)
+				load_unit(A, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, r0, r1, rows, w0p, w1p, scales,
+					  biases, group, ngroups);
+			continue;
+		}
+		if (it + 1 >= niter)
+			break;
+		if (it + 2 < niter)
+			load_unit(A, UNIT_OF(it + 2), UNIT_OF(it + 2) < nunits, r0, r1, rows, w0p, w1p, scales, biases,
+				  group, ngroups);
+		compute_unit<KIND, BITS, NT>(B, UNIT_OF(it + 1), UNIT_OF(it + 1) < nunits, g, x, xl, n, cols, acc);
 	}
 #undef UNIT_OF
 
