@@ -271,7 +271,7 @@ static int write_bytes(tf_bw *bw, const void *p, uint64_t n)
 }
 
 /* the bits asked for a float weight: 0 keep */
-static int wanted_bits(const tf_pack_opts *o, const tf_recipe *r, const char *module, int *group)
+static int wanted_bits(const tf_pack_opts *o, tf_recipe *r, const char *module, int *group)
 {
 	int b = -1, g = 0;
 
@@ -317,9 +317,21 @@ int tf_pack(const char *src, const char *out, const tf_pack_opts *o)
 		snprintf(e.name, sizeof e.name, "%s", t->name);
 		snprintf(e.source, sizeof e.source, "%s", t->src ? t->src : t->name);
 		if (it[i].quantized) {
-			/* an MLX triplet (or a bundle's weight): every byte as it is */
+			/* an MLX triplet (or a bundle's weight): every byte as it is,
+			 * so bits asked for it must be the bits it has */
 			const tf_weight *w = &it[i].w;
 			uint64_t part[3], total;
+			int group, want = wanted_bits(o, rp, it[i].module, &group);
+			if (want > 0 && (w->fmt != TF_AFFINE || want != w->bits)) {
+				char has[32];
+				if (w->fmt == TF_AFFINE)
+					snprintf(has, sizeof has, "%d-bit", w->bits);
+				else
+					snprintf(has, sizeof has, "sign1");
+				tf_err("'%s' is already %s: tf-pack copies quantized weights as they are, and %d bits "
+				       "apply to float weights only", it[i].module, has, want);
+				goto out;
+			}
 			e.fmt = w->fmt;
 			e.ndim = 2;
 			e.shape[0] = w->rows;
@@ -383,6 +395,8 @@ int tf_pack(const char *src, const char *out, const tf_pack_opts *o)
 		progress(i + 1, n, tf_bw_size(bw), 0);
 	}
 	progress(n, n, tf_bw_size(bw), 1);
+	if (rp && tf_recipe_check_used(rp) < 0)
+		goto out;
 	rc = tf_bw_finish(bw);
 	bw = NULL;
 out:
