@@ -374,6 +374,14 @@ static void sweep(const char *locks)
 
 /* ---- reading an archive ---- */
 
+/* what libarchive says went wrong; it says nothing of some truncations */
+static const char *why(struct archive *a)
+{
+	const char *s = archive_error_string(a);
+
+	return s ? s : "truncated or damaged";
+}
+
 static int read_archive(ingest *g)
 {
 	struct archive *a = archive_read_new();
@@ -402,7 +410,7 @@ static int read_archive(ingest *g)
 	else
 		r = archive_read_open_filename(a, g->o->src, 1 << 16);
 	if (r != ARCHIVE_OK) {
-		tf_err("cannot open '%s': %s", g->name, archive_error_string(a));
+		tf_err("cannot open '%s': %s", g->name, why(a));
 		archive_read_free(a);
 		return -1;
 	}
@@ -414,7 +422,7 @@ static int read_archive(ingest *g)
 		member *m;
 
 		if (r == ARCHIVE_WARN)
-			tf_warn("'%s': %s", g->name, archive_error_string(a));
+			tf_warn("'%s': %s", g->name, why(a));
 		if (norm(g, raw, &path))
 			goto out;
 		if (hard) {
@@ -521,7 +529,7 @@ static int read_archive(ingest *g)
 			}
 			if (ok && r != ARCHIVE_EOF) {
 				tf_err("cannot read member '%s' of '%s': %s", shown(path, b), g->name,
-				       archive_error_string(a));
+				       why(a));
 				ok = 0;
 			}
 			if (ok && sparse && stage_fill(&s, size))
@@ -538,7 +546,11 @@ static int read_archive(ingest *g)
 		}
 	}
 	if (r != ARCHIVE_EOF) {
-		tf_err("cannot read '%s': %s", g->name, archive_error_string(a));
+		if (g->nm)
+			tf_err("cannot read '%s' past its member '%s': %s", g->name, shown(g->m[g->nm - 1].path, b),
+			       why(a));
+		else
+			tf_err("cannot read '%s': %s", g->name, why(a));
 		goto out;
 	}
 	rc = 0;
