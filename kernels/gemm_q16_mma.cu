@@ -173,8 +173,21 @@ struct mf<FAP<B>> {
 	}
 };
 
+/*
+ * Sums as floats without a conversion. The bits of 1.5 * 2^23 (0x4b400000)
+ * plus an integer v with |v| < 2^22 are the float 1.5 * 2^23 + v (one unit
+ * in the last place is 1 there), so starting the mma's s32 sums at those
+ * bits and subtracting 1.5 * 2^23 gives each half's sum as a float,
+ * exactly: |sum q hi| <= 32 * 255 * 128 and 0 <= sum q lo <= 32 * 255 *
+ * 255, both below 2^22. fmaf(256, hi, lo) is then I = 256 hi + lo rounded
+ * once to nearest even, the value (float)I of the one-row kernels. A
+ * conversion issues at an eighth of the rate of an add on Hopper, and a
+ * pass of 16 rows takes one for each (weight row, input row, block).
+ */
+#define MMA_MAGIC 0x4b400000
+
 /* c = a (16 x 32 unsigned bytes) b (32 x 8, signed bytes if SB, else
- * unsigned), exact in s32 */
+ * unsigned) + MMA_MAGIC, exact in s32 */
 template <bool SB>
 static __device__ __forceinline__ void mma_u8(int *c, const uint32_t *a, uint32_t b0, uint32_t b1)
 {
@@ -182,12 +195,18 @@ static __device__ __forceinline__ void mma_u8(int *c, const uint32_t *a, uint32_
 		asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
 		    "{%10,%10,%10,%10};"
 		    : "=r"(c[0]), "=r"(c[1]), "=r"(c[2]), "=r"(c[3])
-		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0));
+		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(MMA_MAGIC));
 	else
 		asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
 		    "{%10,%10,%10,%10};"
 		    : "=r"(c[0]), "=r"(c[1]), "=r"(c[2]), "=r"(c[3])
-		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0));
+		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(MMA_MAGIC));
+}
+
+/* the float (float)I of a block's I = 256 hi + lo from mma_u8's sums */
+static __device__ __forceinline__ float mma_sum(int hi, int lo)
+{
+	return fmaf(256.0f, __int_as_float(hi) - 12582912.0f, __int_as_float(lo) - 12582912.0f);
 }
 
 /*
@@ -352,7 +371,7 @@ static __device__ __forceinline__ void mma_chunk(const mma_op &op, const int (&r
 				mma_u8<false>(lo, a[mt], x.z, x.w);
 				#pragma unroll
 				for (int i = 0; i < 4; i++) {
-					const int I = 256 * hi[i] + lo[i];
+					const float I = mma_sum(hi[i], lo[i]);
 					const int64_t xi = (int64_t)in[nt][i & 1] * nblk + blk;
 					q16_fsum<F, G>(bb, F::SIGN ? -I : I, op.xd[xi], sv[mt][i >> 1], sd[mt][nt][i],
 						       acc[mt][nt][i]);

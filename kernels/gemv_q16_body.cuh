@@ -470,8 +470,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 								 * counts 2 (set) - (all), and -I is the set part */
 								#pragma unroll
 								for (int bb = 0; bb < F::GB; bb++)
-									q16_fsum<F, G>(g * F::GB + bb, I[bb], dj[g * F::GB + bb], sv[u][r],
-										       sd_r[r], acc[r][j]);
+									q16_fsum<F, G>(g * F::GB + bb, (float)I[bb], dj[g * F::GB + bb],
+										       sv[u][r], sd_r[r], acc[r][j]);
 							}
 						}
 						/* the bias (for sign1, the -scale) of each of the

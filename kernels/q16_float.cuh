@@ -15,16 +15,17 @@
 #ifndef TF_Q16_FLOAT_CUH
 #define TF_Q16_FLOAT_CUH
 
-/* block b of a chunk: its integer sum I times the input's scale d into sd
- * (sign1: summed over the blocks that share a scale), and once those are
- * all in, sd times the group's scale (in sv, bf16 pairs) into acc */
+/* block b of a chunk: its integer sum I (as the float nearest it, (float)I)
+ * times the input's scale d into sd (sign1: summed over the blocks that
+ * share a scale), and once those are all in, sd times the group's scale
+ * (in sv, bf16 pairs) into acc */
 template <class F, int G>
-static __device__ __forceinline__ void q16_fsum(int b, int I, float d, const uint32_t *sv, float &sd, float &acc)
+static __device__ __forceinline__ void q16_fsum(int b, float I, float d, const uint32_t *sv, float &sd, float &acc)
 {
 	constexpr int GPC = F::CC >= G ? F::CC / G : 1;         /* groups a chunk */
 	constexpr int BPS = F::SIGN ? (F::CC < G ? F::CC : G) / 32 : 1;
 
-	sd = b % BPS ? fmaf((float)I, d, sd) : (float)I * d;
+	sd = b % BPS ? fmaf(I, d, sd) : I * d;
 	if ((b + 1) % BPS)
 		return;
 	const float s = bf16_at(sv, b * 32 / G < GPC ? b * 32 / G : 0);
