@@ -51,6 +51,7 @@
 #define MMA_COLS 65536          /* input columns the scratch holds */
 #define MMA_OUT 65536           /* SwiGLU outputs of a row the scratch holds */
 #define MMA_RED_LD 33           /* a (row, input)'s 32 accumulators, one padding float */
+#define MMA_MIN_ROWS 13         /* passes of fewer rows take the CUDA-core kernels (TF_Q16_MMA) */
 
 /* the scratch of a pass: the inputs' int16 form as 8-bit halves in k-slot
  * order, (16, cols/32) scales and sums, 16 row factors; f32 SwiGLU outputs */
@@ -62,7 +63,8 @@ struct mma_op {
 	const uint8_t *wdata;
 	const uint16_t *scales, *biases;
 	int rows, cols, n;
-	const uint4 *xb;        /* (n, cols/32, 4) units: thread t of a block's quad, hi k 4t.., hi 16+4t.., lo, lo */
+	const uint4 *xb;        /* (cols/32, 16, 4) units: block, input row, thread t of a quad's hi k 4t..,
+				   hi 16+4t.., lo, lo (a warp's loads of a block are 4 lines) */
 	const float *xd, *xs;   /* (n, cols/32) */
 	const float *rs;        /* (n) */
 	float *y;
@@ -252,7 +254,7 @@ __global__ void __launch_bounds__(Q16_WARPS * WARP, 1) q16_mma_stage(const __gri
 			v[2] |= (uint32_t)(x0 & 0xff) << (8 * q);
 			v[3] |= (uint32_t)(x1 & 0xff) << (8 * q);
 		}
-		xb[(int64_t)j * 4 * nblk + u] = make_uint4(v[0], v[1], v[2], v[3]);
+		xb[((int64_t)b * Q16_MMA_ROWS + j) * 4 + t] = make_uint4(v[0], v[1], v[2], v[3]);
 	}
 	for (int b = threadIdx.x; b < nblk; b += blockDim.x) {
 		xd[(int64_t)j * nblk + b] = sd[b];
@@ -321,16 +323,64 @@ static __device__ __forceinline__ void swap_acc(float (&acc)[2][2][NT][4])
 			}
 }
 
+/* the shared memory of a block (gemm_q16_mma): the accumulators of a
+ * tile's (row, input) pairs, the inputs' scales and sums, the tile's
+ * weight scales and biases; strides odd in words, so that the eight rows
+ * or four inputs a warp's load meets fall on distinct banks */
+struct mma_smem {
+	float *red;             /* (32 rows, 16 inputs, MMA_RED_LD) */
+	float *xd, *xs;         /* (16, xld) */
+	uint16_t *sc, *bi;      /* (32, sld) */
+	int xld, sld;
+};
+
+static __host__ __device__ __forceinline__ int mma_xld(int cols)
+{
+	return cols / 32 | 1;
+}
+
+static __host__ __device__ __forceinline__ int mma_sld(int cols, int g)
+{
+	const int e = (cols / g + 1) / 2 * 2;   /* even: whole words a row */
+	return e / 2 % 2 ? e : e + 2;
+}
+
+static __host__ __device__ __forceinline__ size_t mma_smem_bytes(int cols, int g)
+{
+	return 4 * ((size_t)32 * 16 * MMA_RED_LD + 2 * 16 * (size_t)mma_xld(cols)) + 2 * 2 * 32 * (size_t)mma_sld(cols, g);
+}
+
+static __device__ __forceinline__ mma_smem mma_smem_of(float *base, int cols, int g)
+{
+	mma_smem m;
+
+	m.xld = mma_xld(cols);
+	m.sld = mma_sld(cols, g);
+	m.red = base;
+	m.xd = m.red + 32 * 16 * MMA_RED_LD;
+	m.xs = m.xd + 16 * m.xld;
+	m.sc = (uint16_t *)(m.xs + 16 * m.xld);
+	m.bi = m.sc + 32 * m.sld;
+	return m;
+}
+
+/* N (1 or 2) bf16 values at shared p (aligned to their size) into a word */
+template <int N>
+static __device__ __forceinline__ void lds_bf16s(const uint16_t *p, uint32_t *v)
+{
+	v[0] = N == 1 ? (uint32_t)*p : *(const uint32_t *)p;
+}
+
 /* chunk ch of the thread's rows rr (gemm_q16_mma) into the accumulators
  * of its lane: each block's mma, the exact sums I, then the one-row
  * kernels' float steps */
 template <class F, int G, int NT>
-static __device__ __forceinline__ void mma_chunk(const mma_op &op, const int (&rr)[2][2], int ch,
+static __device__ __forceinline__ void mma_chunk(const mma_op &op, const mma_smem &sm, const int (&rr)[2][2], int ch,
 						 float (&acc)[2][NT][4])
 {
 	constexpr int GPC = F::CC >= G ? F::CC / G : 1, SW = (GPC + 1) / 2, NBLK = F::NBLK;
+	static_assert(GPC <= 2, "a chunk's scales are one word");
 	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3, n = op.n;
-	const int nblk = op.cols / 32, ngroups = op.cols / G;
 	const int64_t rowbytes = (int64_t)op.cols * F::BITS / 8;
 	uint32_t sv[2][2][SW], bv[2][2][SW];
 
@@ -338,10 +388,10 @@ static __device__ __forceinline__ void mma_chunk(const mma_op &op, const int (&r
 	for (int mt = 0; mt < 2; mt++)
 		#pragma unroll
 		for (int h = 0; h < 2; h++) {
-			const int64_t g0 = (int64_t)rr[mt][h] * ngroups + (int64_t)ch * F::CC / G;
-			load_bf16s<SW, GPC>(op.scales + g0, sv[mt][h]);
+			const int o = (16 * mt + 8 * h + g) * sm.sld + ch * F::CC / G;
+			lds_bf16s<GPC>(sm.sc + o, sv[mt][h]);
 			if (!F::SIGN)
-				load_bf16s<SW, GPC>(op.biases + g0, bv[mt][h]);
+				lds_bf16s<GPC>(sm.bi + o, bv[mt][h]);
 		}
 	/* inputs past n read row 0's scales (their sums are never stored) */
 	int in[NT][2];
@@ -349,7 +399,7 @@ static __device__ __forceinline__ void mma_chunk(const mma_op &op, const int (&r
 	for (int nt = 0; nt < NT; nt++)
 		#pragma unroll
 		for (int e = 0; e < 2; e++)
-			in[nt][e] = 8 * nt + 2 * t + e < n ? 8 * nt + 2 * t + e : 0;
+			in[nt][e] = (8 * nt + 2 * t + e < n ? 8 * nt + 2 * t + e : 0) * sm.xld;
 	float sd[2][NT][4];
 	#pragma unroll
 	for (int bb = 0; bb < NBLK; bb++) {
@@ -363,7 +413,12 @@ static __device__ __forceinline__ void mma_chunk(const mma_op &op, const int (&r
 		#pragma unroll
 		for (int nt = 0; nt < NT; nt++) {
 			const int xr = 8 * nt + g;
-			const uint4 x = xr < n ? __ldg(op.xb + ((int64_t)xr * nblk + blk) * 4 + t) : make_uint4(0, 0, 0, 0);
+			const uint4 x = xr < n ? __ldg(op.xb + ((int64_t)blk * Q16_MMA_ROWS + xr) * 4 + t)
+					       : make_uint4(0, 0, 0, 0);
+			float d[2];
+			#pragma unroll
+			for (int e = 0; e < 2; e++)
+				d[e] = sm.xd[in[nt][e] + blk];
 			#pragma unroll
 			for (int mt = 0; mt < 2; mt++) {
 				int hi[4], lo[4];
@@ -372,8 +427,7 @@ static __device__ __forceinline__ void mma_chunk(const mma_op &op, const int (&r
 				#pragma unroll
 				for (int i = 0; i < 4; i++) {
 					const float I = mma_sum(hi[i], lo[i]);
-					const int64_t xi = (int64_t)in[nt][i & 1] * nblk + blk;
-					q16_fsum<F, G>(bb, F::SIGN ? -I : I, op.xd[xi], sv[mt][i >> 1], sd[mt][nt][i],
+					q16_fsum<F, G>(bb, F::SIGN ? -I : I, d[i & 1], sv[mt][i >> 1], sd[mt][nt][i],
 						       acc[mt][nt][i]);
 				}
 			}
@@ -382,14 +436,17 @@ static __device__ __forceinline__ void mma_chunk(const mma_op &op, const int (&r
 	#pragma unroll
 	for (int bb = 0; bb < NBLK; bb++)
 		#pragma unroll
-		for (int mt = 0; mt < 2; mt++)
+		for (int nt = 0; nt < NT; nt++) {
+			float xs[2];
 			#pragma unroll
-			for (int nt = 0; nt < NT; nt++)
+			for (int e = 0; e < 2; e++)
+				xs[e] = sm.xs[in[nt][e] + ch * NBLK + bb];
+			#pragma unroll
+			for (int mt = 0; mt < 2; mt++)
 				#pragma unroll
-				for (int i = 0; i < 4; i++) {
-					const float xs = op.xs[(int64_t)in[nt][i & 1] * nblk + ch * NBLK + bb];
-					q16_fbias<F, G>(bb, xs, sv[mt][i >> 1], bv[mt][i >> 1], acc[mt][nt][i]);
-				}
+				for (int i = 0; i < 4; i++)
+					q16_fbias<F, G>(bb, xs[i & 1], sv[mt][i >> 1], bv[mt][i >> 1], acc[mt][nt][i]);
+		}
 }
 
 /*
@@ -402,7 +459,9 @@ template <class F, int G, int NT, bool SWI>
 __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid_constant__ mma_op op)
 {
 	constexpr int TP = SWI ? 16 : 32;       /* outputs a tile */
-	extern __shared__ float red[];          /* (32 rows, 16 inputs, MMA_RED_LD) */
+	extern __shared__ float smem[];
+	const mma_smem sm = mma_smem_of(smem, op.cols, G);
+	float *red = sm.red;
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
 	const int rows = op.rows, n = op.n, nch = op.cols / F::CC;
 	const int trows = SWI ? rows / 2 : rows, ntiles = (trows + TP - 1) / TP;
@@ -412,8 +471,25 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 	 * while the staging ends */
 	prefetch_tile32<F, G, SWI>(op, blockIdx.x, ntiles);
 	pdl_wait();
+	/* the inputs' scales and sums, once a block */
+	const int nblk = op.cols / 32, ngroups = op.cols / G;
+	for (int j = 0; j < n; j++)
+		for (int b = threadIdx.x; b < nblk; b += blockDim.x) {
+			sm.xd[j * sm.xld + b] = op.xd[(int64_t)j * nblk + b];
+			sm.xs[j * sm.xld + b] = op.xs[(int64_t)j * nblk + b];
+		}
 	for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
 		prefetch_tile32<F, G, SWI>(op, tile + gridDim.x, ntiles);
+		/* the tile's weight scales and biases (the last tile's are read:
+		 * the barrier before its outputs) */
+		for (int i = threadIdx.x; i < 32 * ngroups; i += blockDim.x) {
+			const int k = i / ngroups, gi = i - k * ngroups;
+			const int64_t o = (int64_t)tile_row32<SWI>(tile, k, rows) * ngroups + gi;
+			sm.sc[k * sm.sld + gi] = __ldg(op.scales + o);
+			if (!F::SIGN)
+				sm.bi[k * sm.sld + gi] = __ldg(op.biases + o);
+		}
+		__syncthreads();
 		/* the weight rows of the thread's fragments: half mt of the tile,
 		 * row g (h = 0) or g + 8 (h = 1) of it; past the end, row 0 */
 		int rr[2][2];
@@ -434,9 +510,9 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 						acc[s][mt][nt][i] = 0.0f;
 		if (q16_mma_paired<F>()) {
 			for (int c0 = 2 * warp; c0 < nch; c0 += 2 * MMA_WARPS) {
-				mma_chunk<F, G, NT>(op, rr, c0, acc[0]);
+				mma_chunk<F, G, NT>(op, sm, rr, c0, acc[0]);
 				if (c0 + 1 < nch)
-					mma_chunk<F, G, NT>(op, rr, c0 + 1, acc[1]);
+					mma_chunk<F, G, NT>(op, sm, rr, c0 + 1, acc[1]);
 			}
 		} else {
 			/* one chunk an iteration, the two lanes' accumulators
@@ -445,7 +521,7 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 			int k = 0;
 			#pragma unroll 1
 			for (int ch = 2 * warp; ch < nch; ch += ++k & 1 ? 1 : 2 * MMA_WARPS - 1) {
-				mma_chunk<F, G, NT>(op, rr, ch, acc[0]);
+				mma_chunk<F, G, NT>(op, sm, rr, ch, acc[0]);
 				swap_acc<NT>(acc);
 			}
 			if (k & 1)
@@ -532,11 +608,15 @@ static typename V::ret mma_visit(const tf_weight *w, V &v)
 	return v.none();
 }
 
-static int mma_off(void)
+/* TF_Q16_MMA: 0 never, 1 every pass of 2 rows or more, else those of
+ * MMA_MIN_ROWS or more; the fewest rows a pass takes the kernels with */
+static int mma_min_rows(void)
 {
-	static int off = -1;
+	static int v = -1;
 
-	return tf_env_off_once("TF_Q16_MMA", &off);
+	if (v < 0)
+		v = tf_env_off("TF_Q16_MMA") ? Q16_MMA_ROWS + 1 : tf_env_on("TF_Q16_MMA") ? 2 : MMA_MIN_ROWS;
+	return v;
 }
 
 static size_t stage_smem(int cols)
@@ -544,7 +624,7 @@ static size_t stage_smem(int cols)
 	return (size_t)cols * 2 + (size_t)(cols / 32) * 8 + Q16_RED * 4;
 }
 
-#define MMA_SMEM ((size_t)32 * 16 * MMA_RED_LD * 4)
+#define MMA_SMEM (220 * 1024)    /* shared memory a product block may take */
 
 struct mma_has {
 	typedef int ret;
@@ -559,17 +639,18 @@ struct mma_has {
 	}
 };
 
-int q16_mma_takes(const tf_weight *w, int epi, int qo)
+int q16_mma_takes(const tf_weight *w, int n, int epi, int qo)
 {
 	mma_has h;
 
-	return s_xb && !mma_off() && w->cols <= MMA_COLS && stage_smem((int)w->cols) <= Q16_SMEM &&
-	       (!qo || w->rows / 2 <= MMA_OUT) && mma_visit(w, h);
+	return s_xb && n >= mma_min_rows() && w->cols <= MMA_COLS && stage_smem((int)w->cols) <= Q16_SMEM &&
+	       mma_smem_bytes((int)w->cols, w->group) <= MMA_SMEM && (!qo || w->rows / 2 <= MMA_OUT) &&
+	       mma_visit(w, h);
 }
 
 int tf_cuda_gemv_q16_mma_takes(const tf_weight *w, int epi, int qo)
 {
-	return tf_cuda_gemv_q16_takes(w) && q16_mma_takes(w, epi, qo);
+	return tf_cuda_gemv_q16_takes(w) && q16_mma_takes(w, Q16_MMA_ROWS, epi, qo);
 }
 
 typedef void (*mma_fn)(const mma_op);
@@ -609,7 +690,7 @@ int q16_mma(const tf_weight *w, const q16_op &op, int epi)
 	mma_op m = { op.wdata, op.scales, op.biases, rows, cols, n, s_xb, s_xd, s_xs, s_rs,
 		     qo ? s_y : op.y, qo ? (int64_t)out : op.ldy, op.accumulate };
 	const int grid = ntiles < tf_cuda_sms() ? ntiles : tf_cuda_sms();
-	CUDA_CHECK(launch_k(p.f, dim3(grid), dim3(MMA_WARPS * WARP), MMA_SMEM, m));
+	CUDA_CHECK(launch_k(p.f, dim3(grid), dim3(MMA_WARPS * WARP), mma_smem_bytes(cols, w->group), m));
 	if (qo) {
 		const int warps = n * (out / 32);
 		CUDA_CHECK(launch_k(q16_mma_out, dim3((warps + 7) / 8), dim3(256), 0, (const float *)s_y, n, out, op.yq,

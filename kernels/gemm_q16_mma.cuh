@@ -19,8 +19,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* whether passes of 2 to 16 rows of w's products (epi: gemv_q16.cuh's;
- * qo: SwiGLU outputs as their int16 form) take the tensor-core kernels */
+/* whether passes of 16 rows of w's products (epi: gemv_q16.cuh's; qo:
+ * SwiGLU outputs as their int16 form) take the tensor-core kernels */
 int tf_cuda_gemv_q16_mma_takes(const tf_weight *w, int epi, int qo);
 #ifdef __cplusplus
 }
@@ -30,10 +30,11 @@ int tf_cuda_gemv_q16_mma_takes(const tf_weight *w, int epi, int qo);
 /* input rows a pass takes at most */
 #define Q16_MMA_ROWS 16
 
-/* whether the products of w (epi: gemv_q16.cuh's) with passes of 2 to 16
- * rows take the tensor-core kernels; TF_Q16_MMA=0 never (the CUDA-core
- * kernels of several rows a pass, for comparison) */
-int q16_mma_takes(const tf_weight *w, int epi, int qo);
+/* whether the products of w (epi: gemv_q16.cuh's) with a pass of n rows
+ * (2 to 16) take the tensor-core kernels: passes of 13 rows or more;
+ * TF_Q16_MMA=0 never, 1 every pass of 2 or more (for comparison and
+ * tests) */
+int q16_mma_takes(const tf_weight *w, int n, int epi, int qo);
 /* op's product (n = op.n of 1 to Q16_MMA_ROWS rows, its src those rows';
  * op.yq: the SwiGLU outputs as their int16 form) on the tensor cores */
 int q16_mma(const tf_weight *w, const q16_op &op, int epi);

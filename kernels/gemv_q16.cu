@@ -341,7 +341,7 @@ static int launch(const tf_weight *w, int n, int epi, const q16_op &op)
 	const int rows = (int)w->rows, cols = (int)w->cols, swi = epi == TF_Q16_SWIGLU;
 	int nb = n >= 4 ? 4 : n >= 2 ? 2 : 1, nbmax;
 
-	if (n >= 2 && q16_mma_takes(w, epi, op.yq != NULL))
+	if (n >= 2 && q16_mma_takes(w, n, epi, op.yq != NULL))
 		return q16_mma(w, op, epi);
 	pick(w, 2, swi, nb, &nbmax);
 	if (nb > nbmax)
