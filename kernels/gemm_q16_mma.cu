@@ -51,7 +51,19 @@
 #define MMA_COLS 65536          /* input columns the scratch holds */
 #define MMA_OUT 65536           /* SwiGLU outputs of a row the scratch holds */
 #define MMA_RED_LD 33           /* a (row, input)'s 32 accumulators, one padding float */
-#define MMA_MIN_ROWS 13         /* passes of fewer rows take the CUDA-core kernels (TF_Q16_MMA) */
+/*
+ * The fewest rows a pass takes these kernels with (TF_Q16_MMA unset): the
+ * CUDA-core kernels take NBMAX rows at a time, 4 or 2, and cost about a
+ * one-row pass each time, these about the same for 2 rows as for 8 (the
+ * mma's eight input rows) and for 9 as for 16. Measured on the H200
+ * (tf-bench --rows, ms a pass, CUDA cores against tensor cores): 9B 4-bit
+ * 8 rows 5.68 against 5.84, 12 rows 8.27 against 7.89, 16 rows 10.98
+ * against 8.90; 27B 4-bit 8 rows 20.8 against 20.6, 12 rows 30.8 against
+ * 27.2; 27B sign1 (NBMAX 2) 4 rows 13.8 against 14.2, 8 rows 27.0 against
+ * 17.1.
+ */
+#define MMA_MIN_ROWS4 12        /* forms of NBMAX 4 */
+#define MMA_MIN_ROWS2 5         /* forms of NBMAX 2: sign1, 2-bit */
 
 /* the scratch of a pass: the inputs' int16 form as 8-bit halves in k-slot
  * order, (16, cols/32) scales and sums, 16 row factors; f32 SwiGLU outputs */
@@ -608,15 +620,15 @@ static typename V::ret mma_visit(const tf_weight *w, V &v)
 	return v.none();
 }
 
-/* TF_Q16_MMA: 0 never, 1 every pass of 2 rows or more, else those of
- * MMA_MIN_ROWS or more; the fewest rows a pass takes the kernels with */
-static int mma_min_rows(void)
+/* the fewest rows a pass of a form of NBMAX takes the kernels with:
+ * TF_Q16_MMA=0 none, 1 two, else MMA_MIN_ROWS4 or MMA_MIN_ROWS2 */
+static int mma_min_rows(int nbmax)
 {
 	static int v = -1;
 
 	if (v < 0)
-		v = tf_env_off("TF_Q16_MMA") ? Q16_MMA_ROWS + 1 : tf_env_on("TF_Q16_MMA") ? 2 : MMA_MIN_ROWS;
-	return v;
+		v = tf_env_off("TF_Q16_MMA") ? Q16_MMA_ROWS + 1 : tf_env_on("TF_Q16_MMA") ? 2 : 0;
+	return v ? v : nbmax > 2 ? MMA_MIN_ROWS4 : MMA_MIN_ROWS2;
 }
 
 static size_t stage_smem(int cols)
@@ -626,12 +638,13 @@ static size_t stage_smem(int cols)
 
 #define MMA_SMEM (220 * 1024)    /* shared memory a product block may take */
 
+/* the form's NBMAX (gemv_q16_forms.cuh), 0 where no kernel takes it */
 struct mma_has {
 	typedef int ret;
 	template <class F, int G>
 	int go(void)
 	{
-		return 1;
+		return F::NBMAX;
 	}
 	int none(void)
 	{
@@ -642,10 +655,11 @@ struct mma_has {
 int q16_mma_takes(const tf_weight *w, int n, int epi, int qo)
 {
 	mma_has h;
+	const int nbmax = mma_visit(w, h);
 
-	return s_xb && n >= mma_min_rows() && w->cols <= MMA_COLS && stage_smem((int)w->cols) <= Q16_SMEM &&
-	       mma_smem_bytes((int)w->cols, w->group) <= MMA_SMEM && (!qo || w->rows / 2 <= MMA_OUT) &&
-	       mma_visit(w, h);
+	return s_xb && nbmax && n >= mma_min_rows(nbmax) && w->cols <= MMA_COLS &&
+	       stage_smem((int)w->cols) <= Q16_SMEM && mma_smem_bytes((int)w->cols, w->group) <= MMA_SMEM &&
+	       (!qo || w->rows / 2 <= MMA_OUT);
 }
 
 int tf_cuda_gemv_q16_mma_takes(const tf_weight *w, int epi, int qo)
