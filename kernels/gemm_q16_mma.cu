@@ -55,12 +55,8 @@
  * The fewest rows a pass takes these kernels with (TF_Q16_MMA unset): the
  * CUDA-core kernels take NBMAX rows at a time, 4 or 2, and cost about a
  * one-row pass each time, these about the same for 2 rows as for 8 (the
- * mma's eight input rows) and for 9 as for 16. Measured on the H200
- * (tf-bench --rows, ms a pass, CUDA cores against tensor cores): 9B 4-bit
- * 8 rows 5.68 against 5.84, 12 rows 8.27 against 7.89, 16 rows 10.98
- * against 8.90; 27B 4-bit 8 rows 20.8 against 20.6, 12 rows 30.8 against
- * 27.2; 27B sign1 (NBMAX 2) 4 rows 13.8 against 14.2, 8 rows 27.0 against
- * 17.1.
+ * mma's eight input rows) and for 9 as for 16; on the H200 these are the
+ * faster from 12 rows where NBMAX is 4 and from fewer than 8 where it is 2.
  */
 #define MMA_MIN_ROWS4 12        /* forms of NBMAX 4 */
 #define MMA_MIN_ROWS2 5         /* forms of NBMAX 2: sign1, 2-bit */
