@@ -85,6 +85,7 @@ static const char *shown(const char *p, size_t n, char *buf)
 	return buf;
 }
 
+/* the ids of one line into s: 0, 1 for a comment line, -1 on bad input */
 static int parse_line(tf_ids_reader *r, char *p, tf_seq *s, long vocab)
 {
 	char word[41];
@@ -96,6 +97,8 @@ static int parse_line(tf_ids_reader *r, char *p, tf_seq *s, long vocab)
 
 		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
 			p++;
+		if (*p == '#' && !s->n)
+			return 1;       /* a comment line: no sequence */
 		if (!*p || *p == '#')
 			return 0;
 		if (!isdigit((unsigned char)*p))
@@ -141,9 +144,12 @@ int tf_ids_next(tf_ids_reader *r, tf_seq *s, long vocab)
 		r->line++;
 		if (memchr(r->buf, 0, len))
 			return tf_err("'%s' line %ld: NUL byte in text ids", r->name, r->line);
-		if (parse_line(r, r->buf, s, vocab) < 0)
+		int rc = parse_line(r, r->buf, s, vocab);
+		if (rc < 0)
 			return -1;
-		if (s->n)
+		/* a blank line is a sequence of no ids, so that whatever answers
+		 * line by line stays in step with its input */
+		if (!rc)
 			return 1;
 	}
 }

@@ -182,7 +182,11 @@ static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)
 int tf_run_seq(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o)
 {
 	tf_state_reset(st);
+	/* an empty line still gets its line (or its empty record), so that
+	 * the outputs of a pipeline stay in step with its inputs */
+	if (!s->n && o->gen > 0)
+		return fputc('\n', o->f) == EOF || ferror(o->f) ? tf_err("write error:") : 0;
 	if (!s->n)
-		return 0;
+		return begin_record(o, 0, st->m->c.vocab, index, 0);
 	return o->gen > 0 ? generate(st, s, o) : score(st, s, index, o);
 }

@@ -1,4 +1,4 @@
-/* t9002-ops: every GPU kernel besides the decode product against the CPU
+/* cuda-ops: every GPU kernel besides the decode product against the CPU
  * code or a float64 reference, on odd shapes; rows computed alone and in
  * windows bit-identical where the kernel promises it */
 #include "cudatest.h"
@@ -505,8 +505,8 @@ static void test_gdn_chunk(int Hk, int Hv, int Dk, int Dv, int n)
 }
 
 /* the fused attention inputs of a decode step against the three kernels:
- * heads of 256, 128 and 64 take the fused kernel built for their size
- * (tf_cuda_attn_exact), 96 the one for any size */
+ * heads of 256, 128 and 64 take the fused kernel built for their size,
+ * 96 the one for any size */
 static void test_attn_prep(int D, int rot)
 {
 	int n = 3, Hq = 8, Hkv = 2;

@@ -1,4 +1,4 @@
-/* t9006-gemm-q16-mma: the int16-input products of passes of 2 to 16 rows
+/* cuda-gemm-q16-mma: the int16-input products of passes of 2 to 16 rows
  * on the tensor cores: every form and group, odd shapes (rows not a
  * multiple of a tile, the fewest columns a form takes), every input kind
  * and epilogue, passes of 2, 3, 5, 8, 13 and 16 rows: each row's outputs

@@ -1,8 +1,9 @@
 /*
- * t2003-synth-plan: --synth makes the tensors a real geometry has. The
- * shapes of the 9B and 27B configs under t/data/synth against the table of
- * qwen35-spec section 2.8 (copied below), and the tensor count of section
- * 2.4 (27B: 48*14 + 16*11 + 3 = 851).
+ * synth-plan: --synth makes the tensors a real geometry has. The
+ * shapes of the 9B and 27B configs under t/data/synth against the published
+ * models' shapes (below), and the tensor count: 14 a Gated DeltaNet layer,
+ * 11 a full attention layer, plus embedding, final norm and head (27B:
+ * 48*14 + 16*11 + 3 = 851).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ static void check(const char *file, const long *s, int count)
 
 int main(void)
 {
-	/* spec 2.8: q_proj rows, H, k/v rows, o_proj in, in_proj_qkv rows,
+	/* q_proj rows, H, k/v rows, o_proj in, in_proj_qkv rows,
 	 * in_proj_z rows, in_proj_a/b rows, I */
 	static const long s9[] = { 8192, 4096, 1024, 4096, 8192, 4096, 32, 12288 };
 	static const long s27[] = { 12288, 5120, 1024, 6144, 10240, 6144, 48, 17408 };
