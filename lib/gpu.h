@@ -47,10 +47,10 @@ void tf_gpu_seq_free(tf_gpu_seq *g);
 
 /* tf_forward_each on the device (st->gpu set) */
 int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx);
-/* the decode products of one token alone (every layer matrix and the head,
- * one input row, captured once): ms a sweep over reps replays, and the
+/* the decode products of rows (1 to 16) tokens alone (every layer matrix
+ * and the head, captured once): ms a sweep over reps replays, and the
  * bytes one sweep reads; the memory-bound part of a step without the rest */
-int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes);
+int tf_gpu_gemv_sweep(tf_state *st, int rows, int reps, double *ms, uint64_t *bytes);
 /* decode steps a loop takes at most */
 #define TF_GPU_STEPS_MAX 32
 /* what tf_gpu_steps_draw hands each id to as it comes; < 0 to fail */
