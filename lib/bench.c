@@ -190,9 +190,13 @@ uint64_t tf_bench_token_bytes(const tf_model *m, int64_t pos)
 
 #ifndef TF_CUDA
 
+#ifndef TF_NO_CUDA_WHY
+#define TF_NO_CUDA_WHY "it was built without nvcc"
+#endif
+
 int tf_bench_start(char *name, size_t len, int *sms, uint64_t *mem)
 {
-	return tf_err("this build has no CUDA support (nvcc was not found)");
+	return tf_err("this build has no CUDA support: " TF_NO_CUDA_WHY);
 }
 double tf_bench_copy_bw(void) { return 0; }
 int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }

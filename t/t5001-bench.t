@@ -33,6 +33,13 @@ test_expect "-h names --rows" 'tf-bench -h | grep -q -- "--rows N"'
 if ! tf-run --device cuda $DATA/tiny-q35 </dev/null >/dev/null 2>&1; then
 	test_error "without a GPU, tf-bench says why" tf-bench "CUDA" tf-bench -s qwen3.5-0.8b:q4
 	test_error "without a GPU, a model is not benchmarked either" tf-bench "CUDA" tf-bench $DATA/tiny-q35
+	# a CPU build says why it has no CUDA, and does not blame a missing
+	# nvcc when one is there (make NVCC= forced the CPU)
+	tf-bench -s qwen3.5-0.8b:q4 2>err
+	if grep -q "this build has no CUDA support" err && command -v nvcc >/dev/null; then
+		test_expect "a CPU build made where nvcc is does not say nvcc was not found" \
+			'! grep -q "no nvcc was found" err && grep -q "built for the CPU only\|cannot build for sm_90a" err'
+	fi
 fi
 
 done_testing
