@@ -21,6 +21,7 @@ static const char usage_text[] =
 	"usage: tf-pack [options] SRC OUT\n"
 	"       tf-pack --synth CONFIG --bits N [--group G] [--seed S] OUT\n"
 	"       tf-pack --show [--json] BUNDLE\n"
+	"       tf-pack --verify BUNDLE\n"
 	"\n"
 	"Packs the checkpoint folder (or bundle) SRC into the bundle OUT. MLX codes,\n"
 	"scales and biases are kept bit for bit; float weights whose every group of\n"
@@ -37,11 +38,13 @@ static const char usage_text[] =
 	"      --seed S         seed for --synth (default 0)\n"
 	"      --show           print the manifest of BUNDLE as a table\n"
 	"      --json           with --show: print the manifest as JSON\n"
+	"      --verify         check every tensor's bytes against the manifest's\n"
+	"                       checksums; exit 1 when one differs\n"
 	"  -q, --quiet          no progress line\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
 
-enum { OPT_NOSIGN1 = 256, OPT_SYNTH, OPT_SEED, OPT_SHOW, OPT_JSON };
+enum { OPT_NOSIGN1 = 256, OPT_SYNTH, OPT_SEED, OPT_SHOW, OPT_JSON, OPT_VERIFY };
 
 static const struct option longopts[] = {
 	{ "bits", required_argument, NULL, 'b' },
@@ -52,6 +55,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "show", no_argument, NULL, OPT_SHOW },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -128,7 +132,7 @@ int main(int argc, char **argv)
 	tf_pack_opts o = { .group = 64 };
 	const char *synth = NULL;
 	long seed = 0;
-	int c, do_show = 0, as_json = 0, quiet = 0, group_set = 0, seed_set = 0;
+	int c, do_show = 0, do_verify = 0, as_json = 0, quiet = 0, group_set = 0, seed_set = 0;
 
 	tf_prog = "tf-pack";
 	tf_out_init();
@@ -142,6 +146,7 @@ int main(int argc, char **argv)
 		case OPT_SEED: seed = tf_arg_long(optarg, "--seed", 0, 0x7fffffffl); seed_set = 1; break;
 		case OPT_SHOW: do_show = 1; break;
 		case OPT_JSON: as_json = 1; break;
+		case OPT_VERIFY: do_verify = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
 		case 'V': printf("tf-pack %s\n", VERSION); return tf_stdout_exit();
@@ -161,6 +166,20 @@ int main(int argc, char **argv)
 		if (show(argv[0], as_json) < 0)
 			tf_die_err();
 		return tf_stdout_close() ? (tf_die_err(), 1) : 0;
+	}
+	if (do_verify) {
+		long bad, unchecked;
+		if (argc != 1 || do_show || synth || o.bits || o.recipe)
+			tf_usage_die("--verify takes one bundle and no other options");
+		if (tf_bundle_verify(argv[0], stdout, &bad, &unchecked) < 0)
+			tf_die_err();
+		tf_stdout_exit();
+		if (bad)
+			tf_die("'%s': %ld tensors differ from their checksums", argv[0], bad);
+		if (unchecked)
+			tf_warn("'%s': %ld tensors have no checksum of their stored bytes (an older tf-pack "
+				"made it)", argv[0], unchecked);
+		return 0;
 	}
 	if (seed_set && !synth)
 		tf_usage_die("--seed goes with --synth");

@@ -30,6 +30,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "store.h"
 
@@ -70,6 +71,11 @@ int tf_bundle_is(const char *path);
 int tf_bundle_load(tf_store *s, const char *path);
 /* the validated manifest of a bundle (caller decrefs) and the file size */
 json_t *tf_bundle_manifest(const char *path, uint64_t *file_size);
+/* each tensor's stored bytes against its checksum, a line each to report
+ * ("ok NAME", "BAD NAME: ...", "unchecked NAME: ..."); the counts of bad
+ * and uncheckable tensors; -1 with a message when the bundle is unreadable
+ * (bundle_verify.c) */
+int tf_bundle_verify(const char *path, FILE *report, long *bad, long *unchecked);
 
 /* writing: begin, then per tensor begin / write... / part_end... / end */
 typedef struct tf_bw tf_bw;

@@ -16,6 +16,7 @@
 
 #include "bundle.h"
 #include "err.h"
+#include "hubsum.h"
 #include "out.h"
 
 #define ENTRY_BUDGET 2048       /* manifest bytes reserved per tensor */
@@ -32,6 +33,7 @@ struct tf_bw {
 	tf_bundle_entry cur;
 	uint64_t part[3], total, start, part_written;
 	int part_idx;
+	tf_sum data_sum;        /* sha256 of the open tensor's bytes as stored */
 };
 
 static const unsigned char zeros[TF_BUNDLE_ALIGN];
@@ -40,6 +42,10 @@ static int put(tf_bw *w, const void *p, uint64_t n)
 {
 	if (n && fwrite(p, 1, n, w->out.f) != n)
 		return tf_err("cannot write '%s':", w->path);
+	/* an open tensor's bytes, the padding between its parts included,
+	 * are what its data_sha256 covers (tf-pack --verify) */
+	if (w->open && n && tf_sum_add(&w->data_sum, p, n))
+		return -1;
 	return 0;
 }
 
@@ -116,6 +122,8 @@ int tf_bw_tensor_begin(tf_bw *w, const tf_bundle_entry *e)
 	w->start = w->pos;
 	w->part_idx = 0;
 	w->part_written = 0;
+	if (tf_sum_init_sha256(&w->data_sum))
+		return -1;
 	w->open = 1;
 	return 0;
 }
@@ -144,7 +152,7 @@ int tf_bw_part_end(tf_bw *w)
 	return 0;
 }
 
-static json_t *entry_json(const tf_bundle_entry *e)
+static json_t *entry_json(const tf_bundle_entry *e, const char *data_sha)
 {
 	json_t *o = json_object(), *shape = json_array(), *flags = json_array();
 
@@ -169,6 +177,7 @@ static json_t *entry_json(const tf_bundle_entry *e)
 	json_object_set_new(o, "bytes", json_integer(e->bytes));
 	json_object_set_new(o, "source", e->source[0] ? json_string(e->source) : json_null());
 	json_object_set_new(o, "sha256", e->sha256[0] ? json_string(e->sha256) : json_null());
+	json_object_set_new(o, "data_sha256", json_string(data_sha));
 	json_object_set_new(o, "max_error", json_real(e->max_error));
 	return o;
 }
@@ -186,11 +195,14 @@ int tf_bw_tensor_end(tf_bw *w, const tf_bundle_entry *e)
 	if (w->pos - w->start != w->total)
 		return tf_err("bundle writer: tensor '%s' is %llu bytes, expected %llu", w->cur.name,
 			      (unsigned long long)(w->pos - w->start), (unsigned long long)w->total);
+	char hex[65];
 	fin.offset = w->start;
 	fin.bytes = w->total;
-	json_array_append_new(json_object_get(w->manifest, "tensors"), entry_json(&fin));
-	w->ntensors++;
 	w->open = 0;
+	if (tf_sum_hex(&w->data_sum, hex))
+		return -1;
+	json_array_append_new(json_object_get(w->manifest, "tensors"), entry_json(&fin, hex));
+	w->ntensors++;
 	return 0;
 }
 
@@ -266,6 +278,8 @@ void tf_bw_abort(tf_bw *w)
 {
 	if (!w)
 		return;
+	if (w->open)
+		tf_sum_free(&w->data_sum);
 	tf_out_abort(&w->out);
 	json_decref(w->manifest);
 	free(w->path);
