@@ -17,6 +17,7 @@
 
 #include "bundle.h"
 #include "err.h"
+#include "model.h"
 #include "pack.h"
 #include "pool.h"
 #include "quant.h"
@@ -283,17 +284,38 @@ static int wanted_bits(const tf_pack_opts *o, tf_recipe *r, const char *module, 
 	return b;
 }
 
+/* whether config.json speaks of a model's geometry at all */
+static int describes_model(const json_t *cfg)
+{
+	const json_t *tc = json_object_get(cfg, "text_config");
+
+	return json_object_get(cfg, "num_hidden_layers") || json_object_get(tc, "num_hidden_layers") ||
+	       json_object_get(cfg, "vocab_size") || json_object_get(tc, "vocab_size");
+}
+
 int tf_pack(const char *src, const char *out, const tf_pack_opts *o)
 {
-	tf_store *s = tf_store_open(src);
 	tf_recipe recipe, *rp = NULL;
 	tf_bw *bw = NULL;
 	item *it = NULL;
 	int n = 0, rc = -1;
 
+	tf_store *s = tf_store_open(src);
 	progress_on = o->progress;
 	if (!s)
 		return -1;
+	/* a checkpoint whose config describes a model must be one tf-run can
+	 * load (every shape the config gives, no tensor missing): refused
+	 * before anything is written. A folder of tensors with no model in
+	 * its config is packed as tensors. */
+	if (describes_model(s->config)) {
+		tf_model *check = tf_model_open(src);
+		if (!check) {
+			tf_errpre("'%s' is not a model tf-run can load", src);
+			goto out;
+		}
+		tf_model_close(check);
+	}
 	if (check_overrides(s) < 0)
 		goto out;
 	if (o->recipe) {

@@ -83,6 +83,14 @@ usage 'an unknown option' --frobnicate $M out.tfb
 usage '--synth without --bits' --synth $DATA/synth/qwen35-9b.json out.tfb
 usage '--seed without --synth' --seed 3 $M out.tfb
 
+# checkpoints tf-run refuses, tf-pack refuses too, before writing anything
+for kind in shape missing overlap-hidden config-nofield; do
+	python3 "$TF_ROOT/t/helper/mkbad.py" $M ck-$kind $kind
+	test_error "a checkpoint tf-run refuses ($kind) is not packed" tf-pack "(is not a model tf-run can load|overlap)" \
+		tf-pack -q ck-$kind out.tfb
+done
+test_expect 'no output file after any of them' "test ! -e out.tfb && ! ls out.tfb.tmp.* 2>/dev/null"
+
 # options that would be ignored are refused instead
 tf-pack -q --bits 8 $M q8.tfb || echo "Bail out! tf-pack --bits 8 failed"
 test_error '--bits 4 on an 8-bit bundle is refused, not kept at 8 bits' tf-pack \
