@@ -83,9 +83,11 @@ LDLIBS_test     = $(LIBS_BASE) -lcrypto -lpcre2-8 -lutf8proc -lcurl -larchive $(
 # libraries link only what they use
 LDLIBS_cuda     = $(LIBS_BASE) $(LIBS_CUDA)
 
-LIB_SRC  := $(sort $(wildcard lib/*.c))
+# lib/ holds one folder a subsystem; a library object is named by its file
+# alone in libtf.a, so no two folders hold files of the same name
+LIB_SRC  := $(sort $(wildcard lib/*/*.c))
 LIB_OBJ  := $(LIB_SRC:.c=.o)
-LIB_HDR  := $(wildcard lib/*.h) $(wildcard kernels/*.cuh)
+LIB_HDR  := $(wildcard lib/*/*.h) $(wildcard kernels/*.cuh)
 CU_SRC   := $(sort $(wildcard kernels/*.cu))
 CU_OBJ   := $(CU_SRC:.cu=.o)
 PROGS    := $(patsubst %.c,%,$(sort $(wildcard bin/tf-*.c)))
@@ -170,6 +172,6 @@ check: test manlint
 	$(MAKE) all
 
 clean:
-	rm -f lib/*.o lib/*.a kernels/*.o $(PROGS) $(UNIT) $(HELPERS)
+	rm -f lib/*/*.o lib/*.a kernels/*.o $(PROGS) $(UNIT) $(HELPERS)
 
 .PHONY: all deps test demo manlint check clean

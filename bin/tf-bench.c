@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
-#include "args.h"
-#include "err.h"
-#include "gpu.h"
-#include "model.h"
-#include "out.h"
+#include "base/args.h"
+#include "base/err.h"
+#include "gpu/gpu.h"
+#include "io/out.h"
+#include "model/model.h"
+#include "tools/bench.h"
 
 #define VERSION "0.1.0"
 #define MAXN 16

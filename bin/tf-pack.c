@@ -8,12 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bundle.h"
-#include "args.h"
-#include "err.h"
-#include "out.h"
-#include "pack.h"
-#include "synth.h"
+#include "base/args.h"
+#include "base/err.h"
+#include "io/out.h"
+#include "model/bundle.h"
+#include "pack/pack.h"
+#include "pack/synth.h"
 
 #define VERSION "0.1.0"
 

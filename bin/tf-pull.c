@@ -9,12 +9,12 @@
 #include <archive.h>
 #include <curl/curl.h>
 
-#include "archive_ingest.h"
-#include "err.h"
-#include "hub.h"
-#include "hublist.h"
-#include "hubpull.h"
-#include "out.h"
+#include "base/err.h"
+#include "hub/archive_ingest.h"
+#include "hub/hub.h"
+#include "hub/hublist.h"
+#include "hub/hubpull.h"
+#include "io/out.h"
 
 #ifndef TF_VERSION
 #define TF_VERSION "0.1.0"

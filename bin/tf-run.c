@@ -7,15 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "args.h"
-#include "err.h"
-#include "gpu.h"
-#include "ids.h"
-#include "model.h"
-#include "out.h"
-#include "pool.h"
-#include "run.h"
-#include "state.h"
+#include "base/args.h"
+#include "base/err.h"
+#include "base/pool.h"
+#include "cpu/state.h"
+#include "gpu/gpu.h"
+#include "io/ids.h"
+#include "io/out.h"
+#include "model/model.h"
+#include "tools/run.h"
 
 #define VERSION "0.1.0"
 

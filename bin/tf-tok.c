@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "ids.h"
-#include "out.h"
-#include "rec.h"
-#include "tok.h"
-#include "tok_dec.h"
+#include "base/err.h"
+#include "io/ids.h"
+#include "io/out.h"
+#include "io/rec.h"
+#include "tok/tok.h"
+#include "tok/tok_dec.h"
 
 #ifndef TF_VERSION
 #define TF_VERSION "0.1.0"

@@ -40,7 +40,7 @@
 #include <stdlib.h>
 
 #include "common.cuh"
-#include "env.h"
+#include "base/env.h"
 #include "gemv.cuh"
 #include "gemv_q16.cuh"
 #include "mma.cuh"

@@ -7,7 +7,7 @@
 
 #include "attn_prompt.cuh"
 #include "common.cuh"
-#include "env.h"
+#include "base/env.h"
 #include "gdn_chunk.cuh"
 #include "gemv.cuh"
 #include "runtime.cuh"

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward.h"
-#include "ops.h"
-#include "weight.h"
 #include "../gdnref.h"
+#include "cpu/forward.h"
+#include "cpu/ops.h"
+#include "model/weight.h"
 
 #define CH 64
 

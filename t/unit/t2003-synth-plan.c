@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "synth.h"
+#include "pack/synth.h"
 #include "tap.h"
 
 static const tf_synth_tensor *find(const tf_synth_tensor *t, int n, const char *name)

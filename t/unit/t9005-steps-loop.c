@@ -7,12 +7,12 @@
 #include <libgen.h>
 #include <stdio.h>
 
+#include "cpu/forward.h"
+#include "cpu/state.h"
 #include "cudatest.h"
-#include "forward.h"
-#include "gpu.h"
-#include "model.h"
-#include "sample.h"
-#include "state.h"
+#include "decode/sample.h"
+#include "gpu/gpu.h"
+#include "model/model.h"
 
 #ifndef TF_CUDA
 int main(void)

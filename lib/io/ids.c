@@ -1,0 +1,183 @@
+/* ids.c: token-id sequences from text lines or binary records */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "ids.h"
+#include "rec.h"
+
+void tf_seq_push(tf_seq *s, int32_t id)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->ids = tf_realloc(s->ids, s->cap * sizeof *s->ids);
+	}
+	s->ids[s->n++] = id;
+}
+
+void tf_seq_free(tf_seq *s)
+{
+	free(s->ids);
+	memset(s, 0, sizeof *s);
+}
+
+void tf_ids_open(tf_ids_reader *r, FILE *f, const char *name)
+{
+	memset(r, 0, sizeof *r);
+	r->f = f;
+	r->name = name;
+	r->binary = -1;
+}
+
+void tf_ids_close(tf_ids_reader *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+}
+
+static int next_binary(tf_ids_reader *r, tf_seq *s, long vocab)
+{
+	tf_rec rec;
+	int rc = tf_rec_read(r->f, r->name, &rec);
+
+	if (rc <= 0)
+		return rc;
+	if (rec.kind != TF_REC_IDS) {
+		tf_rec_free(&rec);
+		return tf_err("'%s': record %llu is not an ids record", r->name, (unsigned long long)rec.seq);
+	}
+	if (rec.cols != 1) {
+		tf_rec_free(&rec);
+		return tf_err("'%s': ids record %llu has %u values a row (need 1)", r->name,
+			      (unsigned long long)rec.seq, rec.cols);
+	}
+	s->n = 0;
+	for (size_t i = 0; i < rec.rows; i++) {
+		int32_t id = ((int32_t *)rec.data)[i];
+		if (id < 0 || (vocab && id >= vocab)) {
+			tf_rec_free(&rec);
+			if (id < 0)
+				return tf_err("'%s': record %llu: id %d is negative", r->name,
+					      (unsigned long long)rec.seq, id);
+			return tf_err("'%s': record %llu: id %d is out of range (vocab_size %ld)", r->name,
+				      (unsigned long long)rec.seq, id, vocab);
+		}
+		tf_seq_push(s, id);
+	}
+	tf_rec_free(&rec);
+	r->line++;
+	return 1;
+}
+
+/* copies at most 40 bytes of a bad word for a message, with bytes that are
+ * not printable ASCII shown as '?' so binary input cannot garble a terminal */
+static const char *shown(const char *p, size_t n, char *buf)
+{
+	size_t i;
+
+	if (n > 40)
+		n = 40;
+	for (i = 0; i < n; i++)
+		buf[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+	buf[i] = 0;
+	return buf;
+}
+
+static int parse_line(tf_ids_reader *r, char *p, tf_seq *s, long vocab)
+{
+	char word[41];
+
+	s->n = 0;
+	for (;;) {
+		char *end;
+		long v;
+
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			p++;
+		if (!*p || *p == '#')
+			return 0;
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (*end && !strchr(" \t\r\n#", *end))
+			goto bad;
+		/* a digit string too long for long is out of range, not "not an id" */
+		if (errno == ERANGE || v > INT32_MAX || (vocab && v >= vocab))
+			return tf_err("'%s' line %ld: id %s is out of range (vocab_size %ld)", r->name, r->line,
+				      shown(p, end - p, word), vocab);
+		tf_seq_push(s, (int32_t)v);
+		p = end;
+		continue;
+bad:
+		end = p;
+		while (*end && !strchr(" \t\r\n", *end))
+			end++;
+		return tf_err("'%s' line %ld: '%s' is not a token id", r->name, r->line,
+			      shown(p, end - p, word));
+	}
+}
+
+int tf_ids_next(tf_ids_reader *r, tf_seq *s, long vocab)
+{
+	if (r->binary < 0) {
+		int c = getc(r->f);
+		if (c == EOF)
+			return ferror(r->f) ? tf_err("cannot read '%s':", r->name) : 0;
+		/* the first byte of the record magic; one byte of push-back is
+		 * all stdio promises, and all this needs */
+		ungetc(c, r->f);
+		r->binary = c == 0x89;
+	}
+	if (r->binary)
+		return next_binary(r, s, vocab);
+	for (;;) {
+		ssize_t len = getline(&r->buf, &r->cap, r->f);
+
+		if (len < 0)
+			return ferror(r->f) ? tf_err("cannot read '%s':", r->name) : 0;
+		r->line++;
+		if (memchr(r->buf, 0, len))
+			return tf_err("'%s' line %ld: NUL byte in text ids", r->name, r->line);
+		if (parse_line(r, r->buf, s, vocab) < 0)
+			return -1;
+		if (s->n)
+			return 1;
+	}
+}
+
+long tf_ids_load(const char *path, tf_seq **out, long vocab)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	tf_ids_reader r;
+	tf_seq *v = NULL, s = { 0 };
+	long n = 0, cap = 0;
+	int rc;
+
+	if (!f)
+		return tf_err("cannot open '%s':", path);
+	tf_ids_open(&r, f, path);
+	while ((rc = tf_ids_next(&r, &s, vocab)) > 0) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = tf_realloc(v, cap * sizeof *v);
+		}
+		/* the sequence moves into the list; the reader starts a new one */
+		v[n++] = s;
+		s = (tf_seq){ 0 };
+	}
+	tf_seq_free(&s);
+	tf_ids_close(&r);
+	if (f != stdin)
+		fclose(f);
+	if (rc < 0) {
+		for (long i = 0; i < n; i++)
+			tf_seq_free(&v[i]);
+		free(v);
+		return -1;
+	}
+	*out = v;
+	return n;
+}

@@ -1,0 +1,153 @@
+/* config.c: reading config.json into tf_config */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "config.h"
+
+static int get_int(json_t *o, const char *key, int *out, int def)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v || json_is_null(v)) {
+		if (def < 0)
+			return tf_err("config.json: missing field '%s'", key);
+		*out = def;
+		return 0;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > (1 << 30))
+		return tf_err("config.json: field '%s' is not a non-negative integer", key);
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+static int get_num(json_t *o, const char *key, double *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_number(v))
+		return tf_err("config.json: field '%s' is not a number", key);
+	*out = json_number_value(v);
+	return 1;
+}
+
+int tf_config_is_eos(const tf_config *c, int id)
+{
+	for (int i = 0; i < c->neos; i++)
+		if (c->eos[i] == id)
+			return 1;
+	return 0;
+}
+
+static void add_eos(tf_config *c, json_t *v)
+{
+	if (json_is_integer(v)) {
+		for (int i = 0; i < c->neos; i++)
+			if (c->eos[i] == json_integer_value(v))
+				return;
+		if (c->neos < TF_MAX_EOS)
+			c->eos[c->neos++] = (int)json_integer_value(v);
+	} else if (json_is_array(v)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e)
+			add_eos(c, e);
+	}
+}
+
+int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c)
+{
+	json_t *tc = json_object_get(cfg, "text_config"), *rp, *lt, *v;
+	double theta = 0, prf = 0.25, eps = 1e-6;
+	int interval = 4, r;
+
+	memset(c, 0, sizeof *c);
+	if (!json_is_object(tc))
+		tc = cfg;
+	if (json_object_get(tc, "num_experts"))
+		return tf_err("config.json: mixture-of-experts models are not supported");
+	if (get_int(tc, "vocab_size", &c->vocab, -1) || get_int(tc, "hidden_size", &c->hidden, -1) ||
+	    get_int(tc, "intermediate_size", &c->inter, -1) ||
+	    get_int(tc, "num_hidden_layers", &c->layers, -1) ||
+	    get_int(tc, "num_attention_heads", &c->heads, -1) ||
+	    get_int(tc, "num_key_value_heads", &c->kv_heads, -1))
+		return -1;
+	if (!c->heads)
+		return tf_err("config.json: num_attention_heads is 0");
+	if (get_int(tc, "head_dim", &c->head_dim, c->hidden / c->heads) ||
+	    get_int(tc, "linear_num_key_heads", &c->lin_k_heads, 0) ||
+	    get_int(tc, "linear_num_value_heads", &c->lin_v_heads, 0) ||
+	    get_int(tc, "linear_key_head_dim", &c->lin_k_dim, 0) ||
+	    get_int(tc, "linear_value_head_dim", &c->lin_v_dim, 0) ||
+	    get_int(tc, "linear_conv_kernel_dim", &c->conv_k, 4) ||
+	    get_int(tc, "full_attention_interval", &interval, 4))
+		return -1;
+
+	/* rope: rope_parameters, else rope_theta, else rope_scaling (spec 1.4) */
+	rp = json_object_get(tc, "rope_parameters");
+	if (!json_is_object(rp))
+		rp = json_object_get(tc, "rope_scaling");
+	if ((r = get_num(rp, "rope_theta", &theta)) < 0 || (!r && (r = get_num(tc, "rope_theta", &theta)) < 0))
+		return -1;
+	if (!r)
+		return tf_err("config.json: missing field 'rope_theta' (in rope_parameters)");
+	if (get_num(rp, "partial_rotary_factor", &prf) < 0 ||
+	    (!json_object_get(rp, "partial_rotary_factor") && get_num(tc, "partial_rotary_factor", &prf) < 0) ||
+	    get_num(tc, "rms_norm_eps", &eps) < 0)
+		return -1;
+	c->rope_theta = (float)theta;
+	c->rot_dim = (int)(c->head_dim * prf);
+	c->eps = (float)eps;
+	if (theta <= 0 || c->rot_dim < 0 || c->rot_dim > c->head_dim || c->rot_dim % 2 || eps <= 0)
+		return tf_err("config.json: bad rope_theta, partial_rotary_factor or rms_norm_eps");
+
+	v = json_object_get(tc, "tie_word_embeddings");
+	if (!v)
+		v = json_object_get(cfg, "tie_word_embeddings");
+	c->tied = json_is_true(v);
+
+	/* layer schedule: layer_types, else every interval-th layer is full (spec 1.3) */
+	c->full = tf_calloc(c->layers ? c->layers : 1, 1);
+	lt = json_object_get(tc, "layer_types");
+	if (lt) {
+		if (!json_is_array(lt) || json_array_size(lt) != (size_t)c->layers)
+			return tf_err("config.json: layer_types is not a list of %d layer types", c->layers);
+		for (int i = 0; i < c->layers; i++) {
+			const char *s = json_string_value(json_array_get(lt, i));
+			if (s && !strcmp(s, "full_attention"))
+				c->full[i] = 1;
+			else if (!s || strcmp(s, "linear_attention"))
+				return tf_err("config.json: layer_types[%d] is not 'full_attention' or 'linear_attention'", i);
+		}
+	} else {
+		if (!interval)
+			return tf_err("config.json: full_attention_interval is 0");
+		for (int i = 0; i < c->layers; i++)
+			c->full[i] = (i + 1) % interval == 0;
+	}
+	for (int i = 0; i < c->layers; i++)
+		if (!c->full[i] && (!c->lin_k_heads || !c->lin_v_heads || !c->lin_k_dim || !c->lin_v_dim ||
+				    c->lin_v_heads % c->lin_k_heads || !c->conv_k))
+			return tf_err("config.json: linear attention layers need linear_num_key_heads, "
+				      "linear_num_value_heads (a multiple of it), linear_key_head_dim, "
+				      "linear_value_head_dim and linear_conv_kernel_dim");
+	if (!c->vocab || !c->hidden || !c->layers || !c->kv_heads || !c->head_dim || c->heads % c->kv_heads)
+		return tf_err("config.json: vocab_size, hidden_size, num_hidden_layers, num_key_value_heads "
+			      "and head_dim must be positive, num_attention_heads a multiple of num_key_value_heads");
+
+	add_eos(c, json_object_get(tc, "eos_token_id"));
+	if (tc != cfg)
+		add_eos(c, json_object_get(cfg, "eos_token_id"));
+	if (gen)
+		add_eos(c, json_object_get(gen, "eos_token_id"));
+	return 0;
+}
+
+void tf_config_free(tf_config *c)
+{
+	free(c->full);
+	c->full = NULL;
+}

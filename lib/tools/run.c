@@ -1,0 +1,188 @@
+/* run.c: scoring and generating one sequence */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/env.h"
+#include "base/err.h"
+#include "cpu/forward.h"
+#include "gpu/gpu.h"
+#include "io/rec.h"
+#include "run.h"
+
+struct sink {
+	const tf_run_opts *o;
+	int64_t V, pos0;
+};
+
+static int by_logit_desc(const void *a, const void *b, void *ctx)
+{
+	const float *l = ctx;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (l[x] != l[y])
+		return l[x] < l[y] ? 1 : -1;
+	return x - y;
+}
+
+static int write_text(FILE *f, const float *row, int64_t V, int k, int64_t pos)
+{
+	int *idx = tf_malloc(V * sizeof *idx);
+
+	for (int64_t i = 0; i < V; i++)
+		idx[i] = (int)i;
+	qsort_r(idx, V, sizeof *idx, by_logit_desc, (void *)row);
+	fprintf(f, "%lld:", (long long)pos);
+	for (int i = 0; i < k && i < V; i++)
+		fprintf(f, " %d %.9g", idx[i], row[idx[i]]);
+	fputc('\n', f);
+	free(idx);
+	return 0;
+}
+
+static int emit(void *ctx, int64_t row0, int64_t rows, const float *logits)
+{
+	struct sink *s = ctx;
+	FILE *f = s->o->f;
+
+	if (s->o->out == TF_OUT_TEXT) {
+		for (int64_t r = 0; r < rows; r++)
+			write_text(f, logits + r * s->V, s->V, s->o->text_k, s->pos0 + row0 + r);
+	} else if (fwrite(logits, sizeof *logits, rows * s->V, f) != (size_t)(rows * s->V)) {
+		return tf_err("write error:");
+	}
+	if (ferror(f))
+		return tf_err("write error:");
+	return 0;
+}
+
+/* the header of the one logits record this sequence writes */
+static int begin_record(const tf_run_opts *o, int64_t rows, int64_t V, long index, int64_t pos)
+{
+	if (o->out != TF_OUT_RECORDS)
+		return 0;
+	if (tf_rec_write_header(o->f, TF_REC_LOGITS, TF_DT_F32, rows, V, index, pos) < 0)
+		return -1;
+	return 0;
+}
+
+static int score(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o)
+{
+	int64_t V = st->m->c.vocab, n = s->n;
+	struct sink k = { o, V, 0 };
+
+	if (begin_record(o, o->last ? 1 : n, V, index, o->last ? n - 1 : 0) < 0)
+		return -1;
+	int64_t w = o->step ? 1 : o->window;
+
+	if (!w)
+		return tf_forward_each(st, s->ids, n, (o->last ? TF_FWD_LAST : 0) | TF_FWD_CHUNKED, emit, &k);
+	/* windows of w tokens through the row-independent path: the same logits
+	 * as one token at a time, bit for bit */
+	for (int64_t t = 0; t < n; t += w) {
+		int64_t m = n - t < w ? n - t : w;
+		k.pos0 = t;
+		if (tf_forward_each(st, s->ids + t, m, o->last ? TF_FWD_LAST : 0,
+				    o->last && t + m < n ? NULL : emit, &k) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* TF_CUDA_DRAW=0: a GPU step copies its logits back and tf_sample draws on
+ * the host, as on the CPU (for checking the device's draws against it) */
+static int draw_on_device(void)
+{
+	return !tf_env_off("TF_CUDA_DRAW");
+}
+
+/* where generated ids go: written one by one, up to an end id */
+struct gen_out {
+	const tf_run_opts *o;
+	const tf_config *c;
+	long written;
+	int ended;              /* an end id came (not written) */
+};
+
+/* writes id unless it ends the sequence */
+static int put_id(void *ctx, int32_t id)
+{
+	struct gen_out *w = ctx;
+	const tf_run_opts *o = w->o;
+
+	if (w->ended || (!o->ignore_eos && tf_config_is_eos(w->c, id))) {
+		w->ended = 1;
+		return 0;
+	}
+	fprintf(o->f, o->stream ? "%d " : w->written ? " %d" : "%d", id);
+	w->written++;
+	if (o->stream && fflush(o->f))
+		return tf_err("write error:");
+	return 0;
+}
+
+/*
+ * On the GPU the next ids are drawn on the device, the ids tf_sample would
+ * draw, in loops of up to TF_GPU_STEPS_MAX steps a launch: a loop ends
+ * after an end id as this one does, so the state takes exactly the ids
+ * written, and with --stream each id is written as its step draws it.
+ */
+static int generate_on_device(tf_state *st, int32_t id, tf_sampler *smp, const tf_run_opts *o)
+{
+	struct gen_out w = { o, &st->m->c, 0, 0 };
+	int32_t ahead[TF_GPU_STEPS_MAX];
+
+	if (put_id(&w, id) < 0)
+		return -1;
+	while (!w.ended && w.written < o->gen) {
+		long left = o->gen - w.written;
+		int n = left < TF_GPU_STEPS_MAX ? (int)left : TF_GPU_STEPS_MAX, got;
+
+		if (tf_gpu_steps_draw(st, id, smp, n, !o->ignore_eos, o->stream ? put_id : NULL, &w, ahead, &got) < 0)
+			return -1;
+		for (int k = 0; k < got && !o->stream; k++)
+			if (put_id(&w, ahead[k]) < 0)
+				return -1;
+		id = ahead[got - 1];
+	}
+	return 0;
+}
+
+static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)
+{
+	int64_t V = st->m->c.vocab;
+	float *logits = tf_malloc(V * sizeof *logits);
+	tf_sampler smp = o->sampler;
+	int rc = 0;
+
+	if (o->step) {
+		for (size_t t = 0; t < s->n && !rc; t++)
+			rc = tf_forward(st, s->ids + t, 1, t + 1 == s->n ? logits : NULL, 0);
+	} else {
+		rc = tf_forward(st, s->ids, s->n, logits, TF_FWD_LAST | TF_FWD_CHUNKED);
+	}
+	int32_t id = rc ? 0 : tf_sample(&smp, logits, V);
+	if (!rc && st->gpu && draw_on_device()) {
+		rc = generate_on_device(st, id, &smp, o);
+	} else {
+		struct gen_out w = { o, &st->m->c, 0, 0 };
+		for (long i = 0; i < o->gen && !rc; i++) {
+			if ((rc = put_id(&w, id)) < 0 || w.ended)
+				break;
+			if (i + 1 < o->gen && !(rc = tf_forward(st, &id, 1, logits, 0)))
+				id = tf_sample(&smp, logits, V);
+		}
+	}
+	free(logits);
+	if (!rc && (fputc('\n', o->f) == EOF || (o->stream && fflush(o->f)) || ferror(o->f)))
+		rc = tf_err("write error:");
+	return rc;
+}
+
+int tf_run_seq(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o)
+{
+	tf_state_reset(st);
+	if (!s->n)
+		return 0;
+	return o->gen > 0 ? generate(st, s, o) : score(st, s, index, o);
+}
