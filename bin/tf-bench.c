@@ -211,6 +211,7 @@ int main(int argc, char **argv)
 			tf_die_err();
 		form_name(&m->layer[0].gate, form, sizeof form);
 		bench(&x, m, argv[i], form, pp, npp, tg, ntg, dp, ndp, reps);
+		tf_gpu_detach(m);
 		tf_model_close(m);
 	}
 	for (int i = 0; i < nsynth; i++) {

@@ -6,7 +6,7 @@
 
 #include "base/err.h"
 #include "base/pool.h"
-#include "forward.h"
+#include "attention.h"
 #include "matmul.h"
 #include "ops.h"
 

@@ -2,9 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "base/err.h"
+#include "deltanet.h"
 #include "forward.h"
-#include "gpu/gpu.h"
 #include "matmul.h"
 #include "ops.h"
 
@@ -35,11 +36,8 @@ int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_l
 
 	if (n <= 0)
 		return 0;
-	for (int64_t t = 0; t < n; t++)
-		if (ids[t] < 0 || ids[t] >= c->vocab)
-			return tf_err("id %d is out of range (vocab_size %d)", ids[t], c->vocab);
-	if (st->gpu)
-		return tf_gpu_forward_each(st, ids, n, flags, fn, ctx);
+	if (tf_config_check_ids(c, ids, n) < 0)
+		return -1;
 	tf_state_reserve(st, n);
 	x = tf_malloc(n * H * sizeof *x);       /* (n, H) residual stream */
 	u = tf_malloc(n * H * sizeof *u);       /* (n, H) normed input of a block */

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "gpu/gpu.h"
 #include "state.h"
 
 static int64_t kv_row(const tf_model *m)
@@ -36,10 +35,6 @@ tf_state *tf_state_new(const tf_model *m)
 			st->conv[i] = tf_calloc(conv_size(m), sizeof(float));
 			st->S[i] = tf_calloc(s_size(m), sizeof(float));
 		}
-	if (m->gpu && !(st->gpu = tf_gpu_seq_new(m))) {
-		tf_state_free(st);
-		return NULL;
-	}
 	return st;
 }
 
@@ -48,8 +43,6 @@ void tf_state_reset(tf_state *st)
 	const tf_model *m = st->m;
 
 	st->pos = 0;
-	if (st->gpu)
-		tf_gpu_seq_reset(st->gpu);
 	for (int i = 0; i < m->c.layers; i++)
 		if (!m->c.full[i]) {
 			memset(st->conv[i], 0, conv_size(m) * sizeof(float));
@@ -62,7 +55,7 @@ void tf_state_reserve(tf_state *st, int64_t n)
 	const tf_model *m = st->m;
 	int64_t need = st->pos + n, cap = st->cap ? st->cap : 64;
 
-	if (need <= st->cap || st->gpu)
+	if (need <= st->cap)
 		return;
 	while (cap < need)
 		cap *= 2;
@@ -78,11 +71,6 @@ void tf_state_copy(tf_state *dst, const tf_state *src)
 {
 	const tf_model *m = src->m;
 
-	if (dst->gpu && src->gpu) {
-		tf_gpu_seq_copy(dst->gpu, src->gpu, src->pos);
-		dst->pos = src->pos;
-		return;
-	}
 	dst->pos = 0;
 	tf_state_reserve(dst, src->pos);
 	dst->pos = src->pos;
@@ -101,7 +89,6 @@ void tf_state_free(tf_state *st)
 {
 	if (!st)
 		return;
-	tf_gpu_seq_free(st->gpu);
 	for (int i = 0; i < st->m->c.layers; i++) {
 		free(st->k[i]);
 		free(st->v[i]);

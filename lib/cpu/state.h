@@ -20,11 +20,8 @@ typedef struct {
 	float **v;              /* per full layer: (cap, Hkv, D) values */
 	float **conv;           /* per DeltaNet layer: (K-1, conv_dim), oldest row first */
 	float **S;              /* per DeltaNet layer: (Hv, Dk, Dv), S[i][j] with i over Dk */
-	struct tf_gpu_seq *gpu; /* the same on the CUDA device (gpu.h) when the model is there;
-				   then the CPU caches above stay unused */
 } tf_state;
 
-/* NULL with a message when the model is on the GPU and its state does not fit */
 tf_state *tf_state_new(const tf_model *m);
 /* back to an empty sequence, keeping the allocations */
 void tf_state_reset(tf_state *st);

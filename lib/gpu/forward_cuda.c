@@ -9,18 +9,19 @@
 
 #ifndef TF_CUDA
 
-int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx)
+int tf_gpu_forward_each(tf_gpu_seq *g, int64_t pos, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn,
+			void *ctx)
 {
 	return tf_err("built without CUDA");
 }
 
-int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
-		      int32_t *out, int *got)
+int tf_gpu_steps_draw(tf_gpu_seq *g, int64_t pos, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each,
+		      void *ctx, int32_t *out, int *got)
 {
 	return tf_err("built without CUDA");
 }
 
-int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
+int tf_gpu_gemv_sweep(tf_gpu_seq *g, int reps, double *ms, uint64_t *bytes)
 {
 	return tf_err("built without CUDA");
 }
@@ -341,21 +342,23 @@ static int window(tf_gpu_seq *g, int n, int want)
 	return tf_cuda_graph_run(*gr);
 }
 
-int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx)
+int tf_gpu_forward_each(tf_gpu_seq *g, int64_t pos, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn,
+			void *ctx)
 {
-	tf_gpu_seq *g = st->gpu;
 	int64_t V = g->m->c.vocab;
 	int last = flags & TF_FWD_LAST, prompt = (flags & TF_FWD_CHUNKED) && n > GPU_WINDOW;
 	int64_t step = prompt ? g->rows : GPU_WINDOW;
 
-	TRY(tf_gpu_reserve(g, st->pos + n));
+	if (tf_config_check_ids(&g->m->c, ids, n) < 0)
+		return -1;
+	TRY(tf_gpu_reserve(g, pos + n));
 	for (int64_t r0 = 0; r0 < n; r0 += step) {
 		int rows = (int)(n - r0 < step ? n - r0 : step);
 		int has_last = r0 + rows == n;
 		/* which logits this pass hands over */
 		int want = !fn ? 0 : !last ? 2 : has_last ? 1 : 0;
 
-		TRY(stage(g, ids + r0, rows, st->pos + r0));
+		TRY(stage(g, ids + r0, rows, pos + r0));
 		if (!prompt) {
 			TRY(window(g, rows, want));
 			TRY(tf_cuda_sync());
@@ -379,7 +382,6 @@ int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, 
 		}
 	}
 	TRY(tf_cuda_sync());
-	st->pos += n;
 	return 0;
 }
 
@@ -430,19 +432,18 @@ static int hand_out(tf_gpu_seq *g, int n, tf_id_fn each, void *ctx)
  * on an end id has taken exactly the steps up to it, as one step a launch
  * would: the recurrent state never goes past the last id drawn.
  */
-int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
-		      int32_t *out, int *got)
+int tf_gpu_steps_draw(tf_gpu_seq *g, int64_t pos, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each,
+		      void *ctx, int32_t *out, int *got)
 {
-	tf_gpu_seq *g = st->gpu;
 	const tf_config *c = &g->m->c;
 	int V = c->vocab, kind = draw_kind(s, V);
 	tf_cuda_graph **gr = &g->graph[0][kind];
 	tf_sampler s0 = *s;
 
 	*got = 0;
-	if (n < 1 || n > TF_GPU_STEPS_MAX)
-		return tf_err("%d decode steps in one loop (1 to %d)", n, TF_GPU_STEPS_MAX);
-	TRY(tf_gpu_reserve(g, st->pos + n));
+	if (n < 1 || n > TF_STEPS_MAX)
+		return tf_err("%d decode steps in one loop (1 to %d)", n, TF_STEPS_MAX);
+	TRY(tf_gpu_reserve(g, pos + n));
 	*g->h_loop = (tf_loop_count){ .limit = n, .stop = !!stop };
 	TRY(tf_cuda_upload_async(g->loop, g->h_loop, sizeof *g->loop));
 	if (s->temp > 0) {
@@ -459,8 +460,8 @@ int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, 
 	 * before copies nothing in: 9B 4-bit tg128 629.1 to 629.2 tokens/s
 	 * against 626.6 to 627.2 with the two copies every step, when a launch
 	 * was a step (27B 4-bit 185.0 to 185.1 against 184.8 to 184.9) */
-	if (!(g->fed && g->fed_id == id && g->fed_pos == st->pos))
-		TRY(stage(g, &id, 1, st->pos));
+	if (!(g->fed && g->fed_id == id && g->fed_pos == pos))
+		TRY(stage(g, &id, 1, pos));
 	g->fed = 0;     /* until this loop's draws are back */
 	if (!*gr) {
 		tf_draw_next feed = { .ids = g->ids, .pos = g->pos, .loop = g->loop, .ring = g->ring,
@@ -495,10 +496,9 @@ int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, 
 			tf_sample_uniform(s);
 	}
 	*got = k;
-	st->pos += k;
 	g->fed = 1;
 	g->fed_id = out[k - 1];
-	g->fed_pos = st->pos;
+	g->fed_pos = pos + k;
 	return handed;
 }
 
@@ -530,9 +530,8 @@ static int sweep(tf_gpu_seq *g, uint64_t *bytes)
 	return 0;
 }
 
-int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes)
+int tf_gpu_gemv_sweep(tf_gpu_seq *g, int reps, double *ms, uint64_t *bytes)
 {
-	tf_gpu_seq *g = st->gpu;
 	tf_cuda_graph *gr = NULL;
 	tf_cuda_timer *t = tf_cuda_timer_new();
 	int rc = -1;

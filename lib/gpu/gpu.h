@@ -2,10 +2,11 @@
  * gpu.h: running a model on the CUDA device.
  *
  * tf_gpu_attach() copies every weight of an opened model into one device
- * arena, once; after it, tf_state_new() gives sequences a device state (KV
- * caches, conv and recurrent states, step buffers) and tf_forward_each()
- * runs them on the GPU. The CPU remains the reference: the same calls, the
- * same logits layout, held to it by KL and top-1 agreement.
+ * arena, once; after it, tf_gpu_seq_new() gives a sequence its device state
+ * (KV caches, conv and recurrent states, step buffers) and
+ * tf_gpu_forward_each() runs it on the GPU. The CPU remains the reference:
+ * the same pass description (model/pass.h), the same logits layout, held to
+ * it by KL and top-1 agreement. The caller keeps the sequence's position.
  *
  * Step and window calls (up to 16 rows, no TF_FWD_CHUNKED) go through the
  * row-independent decode kernels and are replayed from CUDA graphs, so a
@@ -20,10 +21,9 @@
 
 #include <stdint.h>
 
-#include "cpu/forward.h"
-#include "cpu/state.h"
 #include "decode/sample.h"
 #include "model/model.h"
+#include "model/pass.h"
 
 typedef struct tf_gpu_seq tf_gpu_seq;
 
@@ -45,26 +45,24 @@ void tf_gpu_seq_reset(tf_gpu_seq *g);
 int tf_gpu_seq_copy(tf_gpu_seq *dst, const tf_gpu_seq *src, int64_t pos);
 void tf_gpu_seq_free(tf_gpu_seq *g);
 
-/* tf_forward_each on the device (st->gpu set) */
-int tf_gpu_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx);
+/* n tokens from position pos (the positions g holds) through the model:
+ * the logits flags ask for (model/pass.h) handed to fn in blocks */
+int tf_gpu_forward_each(tf_gpu_seq *g, int64_t pos, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn,
+			void *ctx);
 /* the decode products of one token alone (every layer matrix and the head,
  * one input row, captured once): ms a sweep over reps replays, and the
  * bytes one sweep reads; the memory-bound part of a step without the rest */
-int tf_gpu_gemv_sweep(tf_state *st, int reps, double *ms, uint64_t *bytes);
-/* decode steps a loop takes at most */
-#define TF_GPU_STEPS_MAX 32
-/* what tf_gpu_steps_draw hands each id to as it comes; < 0 to fail */
-typedef int (*tf_id_fn)(void *ctx, int32_t id);
-/* up to n (1 to TF_GPU_STEPS_MAX) decode steps from id, in one launch,
- * each next id drawn on the device as tf_sample draws it from the step's
- * logits (greedy, or at s->temp with s's top-k and top-p, a uniform of s a
+int tf_gpu_gemv_sweep(tf_gpu_seq *g, int reps, double *ms, uint64_t *bytes);
+/* up to n (1 to TF_STEPS_MAX) decode steps from id at position pos, in
+ * one launch, each next id drawn on the device as tf_sample draws it from
+ * the step's logits (greedy, or at s->temp with s's top-k and top-p, a uniform of s a
  * step): the ids to out, their count to *got; n of them, or with stop as
- * far as the first end id of the model (which ends out). st moves on by
- * *got positions, s by the uniforms of *got draws (none when greedy).
+ * far as the first end id of the model (which ends out). g takes *got
+ * positions, s moves on by the uniforms of *got draws (none when greedy).
  * With each, every id also goes to each(ctx, id) while the loop runs, as
  * soon as its step has drawn it; once each fails the rest go nowhere and
  * the call fails after the loop. */
-int tf_gpu_steps_draw(tf_state *st, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
-		      int32_t *out, int *got);
+int tf_gpu_steps_draw(tf_gpu_seq *g, int64_t pos, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each,
+		      void *ctx, int32_t *out, int *got);
 
 #endif

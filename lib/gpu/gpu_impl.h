@@ -60,10 +60,10 @@ struct tf_gpu_seq {
 	/* a pass's inputs, read on the device so captured steps replay them */
 	int32_t *ids;                   /* (rows) */
 	int64_t *pos;                   /* position of the pass's first row */
-	tf_draw_args *args;             /* (1 + TF_GPU_STEPS_MAX) a sampled step's uniform number
+	tf_draw_args *args;             /* (1 + TF_STEPS_MAX) a sampled step's uniform number
 					 * and sampler, then a loop's steps' (tf_draw_next) */
 	tf_loop_count *loop;            /* a loop of steps' count */
-	int32_t *ring;                  /* (TF_GPU_STEPS_MAX) a loop's ids, in host memory: h_ring as
+	int32_t *ring;                  /* (TF_STEPS_MAX) a loop's ids, in host memory: h_ring as
 					 * the device addresses it */
 	int32_t *h_ids;                 /* page-locked staging of the above */
 	int64_t *h_pos;

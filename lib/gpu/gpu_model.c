@@ -341,14 +341,14 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 		}
 	g->ids = tf_cuda_alloc(4 * GPU_PROMPT_SLICE, "the step buffers");
 	g->pos = tf_cuda_alloc(8, "the step buffers");
-	g->args = tf_cuda_alloc((1 + TF_GPU_STEPS_MAX) * sizeof *g->args, "the step buffers");
+	g->args = tf_cuda_alloc((1 + TF_STEPS_MAX) * sizeof *g->args, "the step buffers");
 	g->loop = tf_cuda_alloc(sizeof *g->loop, "the step buffers");
 	g->gdn_count = tf_cuda_alloc(4 * gdn_counts, "the step buffers");
 	g->h_ids = tf_cuda_host_alloc(4 * GPU_PROMPT_SLICE);
 	g->h_pos = tf_cuda_host_alloc(8);
-	g->h_args = tf_cuda_host_alloc((1 + TF_GPU_STEPS_MAX) * sizeof *g->h_args);
+	g->h_args = tf_cuda_host_alloc((1 + TF_STEPS_MAX) * sizeof *g->h_args);
 	g->h_loop = tf_cuda_host_alloc(sizeof *g->h_loop);
-	g->h_ring = tf_cuda_host_alloc(4 * TF_GPU_STEPS_MAX);
+	g->h_ring = tf_cuda_host_alloc(4 * TF_STEPS_MAX);
 	/* the draws write their ids straight into host memory, so a step's
 	 * graph ends with the draw's kernel: tg128 629.1 to 630.7 tokens/s on
 	 * the 9B 4-bit against 628.3 to 628.7 with a copy after it, when a

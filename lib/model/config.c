@@ -42,6 +42,14 @@ int tf_config_is_eos(const tf_config *c, int id)
 	return 0;
 }
 
+int tf_config_check_ids(const tf_config *c, const int32_t *ids, int64_t n)
+{
+	for (int64_t t = 0; t < n; t++)
+		if (ids[t] < 0 || ids[t] >= c->vocab)
+			return tf_err("id %d is out of range (vocab_size %d)", ids[t], c->vocab);
+	return 0;
+}
+
 static void add_eos(tf_config *c, json_t *v)
 {
 	if (json_is_integer(v)) {

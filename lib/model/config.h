@@ -7,6 +7,7 @@
 #define TF_CONFIG_H
 
 #include <jansson.h>
+#include <stdint.h>
 
 #define TF_MAX_EOS 8
 
@@ -38,5 +39,7 @@ int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c);
 void tf_config_free(tf_config *c);
 /* whether id is one of c's end-of-sequence ids */
 int tf_config_is_eos(const tf_config *c, int id);
+/* 0 when every one of ids (n) is in [0, vocab), else -1 with a message */
+int tf_config_check_ids(const tf_config *c, const int32_t *ids, int64_t n);
 
 #endif

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "gpu/gpu.h"
 #include "model.h"
 
 /* a 1-D float tensor of n values as floats, plus `add` (1 for zero-centered norms) */
@@ -154,7 +153,6 @@ void tf_model_close(tf_model *m)
 {
 	if (!m)
 		return;
-	tf_gpu_detach(m);
 	for (int i = 0; m->layer && i < m->c.layers; i++) {
 		tf_layer *l = &m->layer[i];
 		free(l->in_norm); free(l->post_norm); free(l->q_norm); free(l->k_norm);

@@ -50,7 +50,8 @@ typedef struct {
 	float *norm;            /* (H) factor of the final RMSNorm */
 	tf_layer *layer;        /* (L) */
 	int conv_dim;           /* 2*Hk*Dk + Hv*Dv */
-	struct tf_gpu_model *gpu;       /* the weights on the CUDA device (gpu.h), or NULL */
+	struct tf_gpu_model *gpu;       /* the weights on the CUDA device (gpu/gpu.h), or NULL;
+					   whoever put them there takes them off before closing */
 } tf_model;
 
 /* opens a checkpoint folder or bundle and checks every tensor's shape */

@@ -8,9 +8,7 @@
 
 #include "base/err.h"
 #include "bench.h"
-#include "cpu/forward.h"
-#include "cpu/state.h"
-#include "decode/sample.h"
+#include "decode/decoder.h"
 #include "gpu/gpu.h"
 
 #ifdef TF_CUDA
@@ -289,24 +287,24 @@ static int keep_none(void *ctx, int64_t row0, int64_t rows, const float *logits)
 
 int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r)
 {
-	tf_state *st = tf_state_new(m);
+	tf_decoder *d = tf_decoder_new(m);
 	int32_t *ids = bench_ids(m, n);
 	double *v = tf_malloc((reps + 1) * sizeof *v);
 	int rc = -1;
 
-	if (!st)
+	if (!d)
 		goto out;
 	for (int i = 0; i <= reps; i++) {
-		tf_state_reset(st);
+		tf_decoder_reset(d);
 		double t0 = now();
-		if (tf_forward_each(st, ids, n, TF_FWD_LAST | TF_FWD_CHUNKED, keep_none, NULL) < 0)
+		if (tf_decoder_forward_each(d, ids, n, TF_FWD_LAST | TF_FWD_CHUNKED, keep_none, NULL) < 0)
 			goto out;
 		v[i] = n / (now() - t0);
 	}
 	stats(v + 1, reps, r);
 	rc = 0;
 out:
-	tf_state_free(st);
+	tf_decoder_free(d);
 	free(ids);
 	free(v);
 	return rc;
@@ -314,24 +312,24 @@ out:
 
 int tf_bench_tg(tf_model *m, int n, int depth, int reps, tf_bench_rate *r)
 {
-	tf_state *st = tf_state_new(m);
+	tf_decoder *d = tf_decoder_new(m);
 	int32_t *ids = depth ? bench_ids(m, depth) : NULL;
 	double *v = tf_malloc((reps + 1) * sizeof *v);
 	tf_sampler s = { .temp = 0, .top_p = 1 };
 	int rc = -1;
 
-	if (!st)
+	if (!d)
 		goto out;
 	for (int i = 0; i <= reps; i++) {
 		int32_t id = 1;
-		tf_state_reset(st);
-		if (depth && tf_forward_each(st, ids, depth, TF_FWD_LAST | TF_FWD_CHUNKED, keep_none, NULL) < 0)
+		tf_decoder_reset(d);
+		if (depth && tf_decoder_forward_each(d, ids, depth, TF_FWD_LAST | TF_FWD_CHUNKED, keep_none, NULL) < 0)
 			goto out;
 		double t0 = now();
 		for (int k = 0, got; k < n; k += got) {
-			int32_t buf[TF_GPU_STEPS_MAX];
-			int want = n - k < TF_GPU_STEPS_MAX ? n - k : TF_GPU_STEPS_MAX;
-			if (tf_gpu_steps_draw(st, id, &s, want, 0, NULL, NULL, buf, &got) < 0)
+			int32_t buf[TF_STEPS_MAX];
+			int want = n - k < TF_STEPS_MAX ? n - k : TF_STEPS_MAX;
+			if (tf_decoder_generate(d, id, &s, want, 0, NULL, NULL, buf, &got) < 0)
 				goto out;
 			id = buf[got - 1];
 		}
@@ -340,7 +338,7 @@ int tf_bench_tg(tf_model *m, int n, int depth, int reps, tf_bench_rate *r)
 	stats(v + 1, reps, r);
 	rc = 0;
 out:
-	tf_state_free(st);
+	tf_decoder_free(d);
 	free(ids);
 	free(v);
 	return rc;
@@ -348,21 +346,21 @@ out:
 
 int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes)
 {
-	tf_state *st = tf_state_new(m);
+	tf_gpu_seq *g = tf_gpu_seq_new(m);
 	double *v = tf_malloc(reps * sizeof *v), ms;
 	int rc = -1;
 
-	if (!st)
+	if (!g)
 		goto out;
 	for (int i = 0; i < reps; i++) {
-		if (tf_gpu_gemv_sweep(st, 20, &ms, bytes) < 0)
+		if (tf_gpu_gemv_sweep(g, 20, &ms, bytes) < 0)
 			goto out;
 		v[i] = 1e3 / ms;
 	}
 	stats(v, reps, r);
 	rc = 0;
 out:
-	tf_state_free(st);
+	tf_gpu_seq_free(g);
 	free(v);
 	return rc;
 }

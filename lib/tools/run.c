@@ -3,10 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/env.h"
 #include "base/err.h"
-#include "cpu/forward.h"
-#include "gpu/gpu.h"
 #include "io/rec.h"
 #include "run.h"
 
@@ -66,9 +63,9 @@ static int begin_record(const tf_run_opts *o, int64_t rows, int64_t V, long inde
 	return 0;
 }
 
-static int score(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o)
+static int score(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *o)
 {
-	int64_t V = st->m->c.vocab, n = s->n;
+	int64_t V = tf_decoder_model(d)->c.vocab, n = s->n;
 	struct sink k = { o, V, 0 };
 
 	if (begin_record(o, o->last ? 1 : n, V, index, o->last ? n - 1 : 0) < 0)
@@ -76,24 +73,17 @@ static int score(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o
 	int64_t w = o->step ? 1 : o->window;
 
 	if (!w)
-		return tf_forward_each(st, s->ids, n, (o->last ? TF_FWD_LAST : 0) | TF_FWD_CHUNKED, emit, &k);
+		return tf_decoder_forward_each(d, s->ids, n, (o->last ? TF_FWD_LAST : 0) | TF_FWD_CHUNKED, emit, &k);
 	/* windows of w tokens through the row-independent path: the same logits
 	 * as one token at a time, bit for bit */
 	for (int64_t t = 0; t < n; t += w) {
 		int64_t m = n - t < w ? n - t : w;
 		k.pos0 = t;
-		if (tf_forward_each(st, s->ids + t, m, o->last ? TF_FWD_LAST : 0,
-				    o->last && t + m < n ? NULL : emit, &k) < 0)
+		if (tf_decoder_forward_each(d, s->ids + t, m, o->last ? TF_FWD_LAST : 0,
+					    o->last && t + m < n ? NULL : emit, &k) < 0)
 			return -1;
 	}
 	return 0;
-}
-
-/* TF_CUDA_DRAW=0: a GPU step copies its logits back and tf_sample draws on
- * the host, as on the CPU (for checking the device's draws against it) */
-static int draw_on_device(void)
-{
-	return !tf_env_off("TF_CUDA_DRAW");
 }
 
 /* where generated ids go: written one by one, up to an end id */
@@ -122,56 +112,39 @@ static int put_id(void *ctx, int32_t id)
 }
 
 /*
- * On the GPU the next ids are drawn on the device, the ids tf_sample would
- * draw, in loops of up to TF_GPU_STEPS_MAX steps a launch: a loop ends
- * after an end id as this one does, so the state takes exactly the ids
- * written, and with --stream each id is written as its step draws it.
+ * The prompt, then decode steps in runs of up to TF_STEPS_MAX (on the GPU
+ * a launch each, the ids drawn on the device): a run ends after an end id
+ * as this loop does, so the sequence takes exactly the ids written, and
+ * with --stream each id is written as its step draws it.
  */
-static int generate_on_device(tf_state *st, int32_t id, tf_sampler *smp, const tf_run_opts *o)
+static int generate(tf_decoder *d, const tf_seq *s, const tf_run_opts *o)
 {
-	struct gen_out w = { o, &st->m->c, 0, 0 };
-	int32_t ahead[TF_GPU_STEPS_MAX];
-
-	if (put_id(&w, id) < 0)
-		return -1;
-	while (!w.ended && w.written < o->gen) {
-		long left = o->gen - w.written;
-		int n = left < TF_GPU_STEPS_MAX ? (int)left : TF_GPU_STEPS_MAX, got;
-
-		if (tf_gpu_steps_draw(st, id, smp, n, !o->ignore_eos, o->stream ? put_id : NULL, &w, ahead, &got) < 0)
-			return -1;
-		for (int k = 0; k < got && !o->stream; k++)
-			if (put_id(&w, ahead[k]) < 0)
-				return -1;
-		id = ahead[got - 1];
-	}
-	return 0;
-}
-
-static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)
-{
-	int64_t V = st->m->c.vocab;
-	float *logits = tf_malloc(V * sizeof *logits);
+	const tf_config *c = &tf_decoder_model(d)->c;
+	float *logits = tf_malloc(c->vocab * sizeof *logits);
 	tf_sampler smp = o->sampler;
+	struct gen_out w = { o, c, 0, 0 };
+	int32_t ahead[TF_STEPS_MAX], id;
 	int rc = 0;
 
 	if (o->step) {
 		for (size_t t = 0; t < s->n && !rc; t++)
-			rc = tf_forward(st, s->ids + t, 1, t + 1 == s->n ? logits : NULL, 0);
+			rc = tf_decoder_forward(d, s->ids + t, 1, t + 1 == s->n ? logits : NULL, 0);
 	} else {
-		rc = tf_forward(st, s->ids, s->n, logits, TF_FWD_LAST | TF_FWD_CHUNKED);
+		rc = tf_decoder_forward(d, s->ids, s->n, logits, TF_FWD_LAST | TF_FWD_CHUNKED);
 	}
-	int32_t id = rc ? 0 : tf_sample(&smp, logits, V);
-	if (!rc && st->gpu && draw_on_device()) {
-		rc = generate_on_device(st, id, &smp, o);
-	} else {
-		struct gen_out w = { o, &st->m->c, 0, 0 };
-		for (long i = 0; i < o->gen && !rc; i++) {
-			if ((rc = put_id(&w, id)) < 0 || w.ended)
-				break;
-			if (i + 1 < o->gen && !(rc = tf_forward(st, &id, 1, logits, 0)))
-				id = tf_sample(&smp, logits, V);
-		}
+	if (!rc) {
+		id = tf_sample(&smp, logits, c->vocab);
+		rc = put_id(&w, id);
+	}
+	while (!rc && !w.ended && w.written < o->gen) {
+		long left = o->gen - w.written;
+		int n = left < TF_STEPS_MAX ? (int)left : TF_STEPS_MAX, got;
+
+		rc = tf_decoder_generate(d, id, &smp, n, !o->ignore_eos, o->stream ? put_id : NULL, &w, ahead, &got);
+		for (int k = 0; k < got && !rc && !o->stream; k++)
+			rc = put_id(&w, ahead[k]);
+		if (got)
+			id = ahead[got - 1];
 	}
 	free(logits);
 	if (!rc && (fputc('\n', o->f) == EOF || (o->stream && fflush(o->f)) || ferror(o->f)))
@@ -179,10 +152,10 @@ static int generate(tf_state *st, const tf_seq *s, const tf_run_opts *o)
 	return rc;
 }
 
-int tf_run_seq(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o)
+int tf_run_seq(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *o)
 {
-	tf_state_reset(st);
+	tf_decoder_reset(d);
 	if (!s->n)
 		return 0;
-	return o->gen > 0 ? generate(st, s, o) : score(st, s, index, o);
+	return o->gen > 0 ? generate(d, s, o) : score(d, s, index, o);
 }

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "cpu/state.h"
+#include "decode/decoder.h"
 #include "decode/sample.h"
 #include "io/ids.h"
 
@@ -27,6 +27,6 @@ typedef struct {
 } tf_run_opts;
 
 /* runs sequence number `index` from an empty state; -1 with a message */
-int tf_run_seq(tf_state *st, const tf_seq *s, long index, const tf_run_opts *o);
+int tf_run_seq(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *o);
 
 #endif

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "../gdnref.h"
-#include "cpu/forward.h"
+#include "cpu/delta_rule.h"
 #include "cpu/ops.h"
 #include "model/weight.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/forward.h"
+#include "cpu/delta_rule.h"
 #include "cpu/ops.h"
 #include "gdnref.h"
 #include "tap.h"
