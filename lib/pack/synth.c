@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "model/bundle.h"
 #include "model/config.h"
+#include "model/geometry.h"
 #include "model/weight.h"
 #include "quant.h"
 #include "synth.h"
@@ -152,10 +153,29 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int tf_synth(const char *config_path, int bits, int group, uint64_t seed, const char *out, int progress)
+/* a geometry's name (model/geometry.h), else a config.json file */
+static json_t *load_config(const char *config)
 {
 	json_error_t je;
-	json_t *cfg = json_load_file(config_path, JSON_REJECT_DUPLICATES, &je);
+	json_t *cfg = tf_geometry_config(config);
+
+	if (cfg)
+		return cfg;
+	if (!(cfg = json_load_file(config, JSON_REJECT_DUPLICATES, &je))) {
+		tf_err("'%s' is not valid JSON: %s (line %d)", config, je.text, je.line);
+		return NULL;
+	}
+	if (!json_is_object(cfg)) {
+		json_decref(cfg);
+		tf_err("'%s' is not a JSON object", config);
+		return NULL;
+	}
+	return cfg;
+}
+
+int tf_synth(const char *config, int bits, int group, uint64_t seed, const char *out, int progress)
+{
+	json_t *cfg = load_config(config);
 	tf_synth_tensor *t = NULL;
 	unsigned char *buf = NULL;
 	double last = 0;
@@ -163,13 +183,9 @@ int tf_synth(const char *config_path, int bits, int group, uint64_t seed, const 
 	int n = 0, rc = -1;
 
 	if (!cfg)
-		return tf_err("'%s' is not valid JSON: %s (line %d)", config_path, je.text, je.line);
-	if (!json_is_object(cfg)) {
-		json_decref(cfg);
-		return tf_err("'%s' is not a JSON object", config_path);
-	}
+		return -1;
 	if (tf_synth_plan(cfg, &t, &n) < 0) {
-		tf_errpre("'%s'", config_path);
+		tf_errpre("'%s'", config);
 		goto out;
 	}
 	for (int i = 0; i < n; i++)

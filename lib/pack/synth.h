@@ -25,7 +25,9 @@ typedef struct {
 
 /* the tensors of the model a config describes; -1 with a message */
 int tf_synth_plan(json_t *config, tf_synth_tensor **t, int *n);
-/* writes a bundle: bits 1 (sign1), 2..8 (affine, group), 16 (bf16) */
-int tf_synth(const char *config_path, int bits, int group, uint64_t seed, const char *out, int progress);
+/* writes a bundle of the geometry config names (a config.json, or a
+ * geometry of model/geometry.h): bits 1 (sign1), 2..8 (affine, group), 16
+ * (bf16) */
+int tf_synth(const char *config, int bits, int group, uint64_t seed, const char *out, int progress);
 
 #endif

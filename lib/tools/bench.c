@@ -10,23 +10,11 @@
 #include "bench.h"
 #include "decode/decoder.h"
 #include "gpu/gpu.h"
+#include "model/geometry.h"
 
 #ifdef TF_CUDA
 #include "runtime.cuh"
 #endif
-
-/* qwen35-spec section 4: H, L, Hq, Hkv, I, Hv, tied; D 256, Dk = Dv = 128,
- * Hk 16, V 248320, every fourth layer full attention */
-static const struct geom {
-	const char *name;
-	int H, L, Hq, Hkv, I, Hv, tied;
-} geoms[] = {
-	{ "qwen3.5-0.8b", 1024, 24, 8, 2, 3584, 16, 1 },
-	{ "qwen3.5-2b", 2048, 24, 8, 2, 6144, 16, 1 },
-	{ "qwen3.5-4b", 2560, 32, 16, 4, 9216, 32, 1 },
-	{ "qwen3.5-9b", 4096, 32, 16, 4, 12288, 32, 0 },
-	{ "qwen3.5-27b", 5120, 64, 24, 4, 17408, 48, 0 },
-};
 
 /* stand-ins for data pointers: the synthetic weights exist only on the
  * device; equal pointers mark a tied head */
@@ -71,50 +59,34 @@ static tf_weight shaped(const tf_weight *form, int64_t rows, int64_t cols)
 
 int tf_bench_synth_check(const char *name, const char *form)
 {
+	json_t *cfg = tf_geometry_config(name);
 	tf_weight f;
 
-	for (size_t i = 0; i < sizeof geoms / sizeof *geoms; i++)
-		if (!strcmp(geoms[i].name, name))
-			return parse_form(form, &f);
-	return tf_err("unknown geometry '%s' (qwen3.5-0.8b, -2b, -4b, -9b, -27b)", name);
+	if (!cfg)
+		return -1;
+	json_decref(cfg);
+	return parse_form(form, &f);
 }
 
 tf_model *tf_bench_synth(const char *name, const char *form)
 {
-	const struct geom *g = NULL;
+	json_t *cfg = tf_geometry_config(name);
 	tf_weight f;
 	tf_model *m;
 	tf_config *c;
 
-	for (size_t i = 0; i < sizeof geoms / sizeof *geoms; i++)
-		if (!strcmp(geoms[i].name, name))
-			g = &geoms[i];
-	if (!g) {
-		tf_err("unknown geometry '%s' (qwen3.5-0.8b, -2b, -4b, -9b, -27b)", name);
+	if (!cfg || parse_form(form, &f) < 0) {
+		json_decref(cfg);
 		return NULL;
 	}
-	if (parse_form(form, &f) < 0)
-		return NULL;
 	m = tf_calloc(1, sizeof *m);
 	c = &m->c;
-	c->vocab = 248320;
-	c->hidden = g->H;
-	c->inter = g->I;
-	c->layers = g->L;
-	c->heads = g->Hq;
-	c->kv_heads = g->Hkv;
-	c->head_dim = 256;
-	c->rot_dim = 64;
-	c->rope_theta = 1e7f;
-	c->eps = 1e-6f;
-	c->lin_k_heads = 16;
-	c->lin_v_heads = g->Hv;
-	c->lin_k_dim = c->lin_v_dim = 128;
-	c->conv_k = 4;
-	c->tied = g->tied;
-	c->full = tf_calloc(c->layers, 1);
-	for (int i = 0; i < c->layers; i++)
-		c->full[i] = (i + 1) % 4 == 0;
+	int rc = tf_config_parse(cfg, NULL, c);
+	json_decref(cfg);
+	if (rc < 0) {
+		free(m);
+		return NULL;
+	}
 	m->conv_dim = 2 * c->lin_k_heads * c->lin_k_dim + c->lin_v_heads * c->lin_v_dim;
 
 	int64_t H = c->hidden, D = c->head_dim, kd = (int64_t)c->lin_k_heads * c->lin_k_dim,
