@@ -1,5 +1,5 @@
-/* attention.c: gated full attention with q/k norm, partial rotary and grouped KV
- * heads (qwen35-spec 3.4, 3.5) */
+/* attention.c: gated full attention with q/k norm, partial rotary and
+ * grouped KV heads (attention.h) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

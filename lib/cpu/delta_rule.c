@@ -62,8 +62,9 @@ static void recurrent(void *ctx, int64_t b, int64_t e)
 	free(mv);
 }
 
-/* The same recurrence, a chunk of up to 64 tokens at a time (spec 3.7):
- * within a chunk, gam_i = sum of g up to i, Dec[i][j] = exp(gam_i - gam_j);
+/* The same recurrence, a chunk of up to 64 tokens at a time, as
+ * transformers' torch_chunk_gated_delta_rule: within a chunk,
+ * gam_i = sum of g up to i, Dec[i][j] = exp(gam_i - gam_j);
  * (I + A) U = diag(beta) V and (I + A) W = diag(beta exp(gam)) K with
  * A = strict_lower((diag(beta) K K^T) . Dec) by forward substitution;
  * Vn = U - W S;  O = diag(exp(gam)) Q S + lower(Q K^T . Dec) Vn;

@@ -1,4 +1,4 @@
-/* deltanet.c: the Gated DeltaNet mixer (qwen35-spec 3.6, 3.7) */
+/* deltanet.c: the Gated DeltaNet mixer (deltanet.h) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

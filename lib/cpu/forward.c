@@ -1,4 +1,6 @@
-/* forward.c: the decoder stack, layer by layer (qwen35-spec section 3) */
+/* forward.c: the decoder stack, layer by layer, as transformers'
+ * Qwen3_5TextModel.forward: x = embed(ids); per layer
+ * x += mixer(rmsnorm(x)), x += mlp(rmsnorm(x)); logits = rmsnorm(x) W_head^T */
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
  *
  * Full-attention layers keep their keys (after q/k-norm and rotary) and
  * values; Gated DeltaNet layers keep the last K-1 pre-conv inputs and the
- * fp32 recurrent state (qwen35-spec 3.8).
+ * fp32 recurrent state (transformers keeps K conv rows, the oldest unused).
  */
 #ifndef TF_STATE_H
 #define TF_STATE_H

@@ -1,5 +1,5 @@
 /* forward_cuda.c: the decoder stack on the GPU, one launch per step of the
- * math (qwen35-spec section 3; the same order as forward.c) */
+ * math (in the order of the CPU reference, cpu/forward.c) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -427,8 +427,7 @@ static int hand_out(tf_gpu_seq *g, int n, tf_id_fn each, void *ctx)
  * position, writes its id straight into host memory (g->ring) and ends the
  * loop after n steps or, with stop, after an end id. Only the ids come
  * back, never a row of logits, and the host waits once for the n steps
- * rather than once a step (tg128 on the 9B 4-bit 628.4 to 629.1 tokens/s
- * against 627.0 to 628.1 one step a launch, in one run). A loop that ends
+ * rather than once a step. A loop that ends
  * on an end id has taken exactly the steps up to it, as one step a launch
  * would: the recurrent state never goes past the last id drawn.
  */
@@ -457,9 +456,7 @@ int tf_gpu_steps_draw(tf_gpu_seq *g, int64_t pos, int32_t id, tf_sampler *s, int
 	}
 	/* each step's draw also leaves its id and the next position on the
 	 * device as the next step's inputs, so a loop that takes the id drawn
-	 * before copies nothing in: 9B 4-bit tg128 629.1 to 629.2 tokens/s
-	 * against 626.6 to 627.2 with the two copies every step, when a launch
-	 * was a step (27B 4-bit 185.0 to 185.1 against 184.8 to 184.9) */
+	 * before copies nothing in */
 	if (!(g->fed && g->fed_id == id && g->fed_pos == pos))
 		TRY(stage(g, &id, 1, pos));
 	g->fed = 0;     /* until this loop's draws are back */

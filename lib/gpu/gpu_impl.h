@@ -1,6 +1,6 @@
 /*
  * gpu_impl.h: the device model and sequence, shared by gpu_model.c and
- * forward_cuda.c only (CUDA builds). Shapes as in model.h; every pointer is
+ * forward_cuda.c only (CUDA builds). Shapes as in model/model.h; every pointer is
  * device memory unless it starts with h_.
  */
 #ifndef TF_GPU_IMPL_H

@@ -94,7 +94,8 @@ int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c)
 	    get_int(tc, "full_attention_interval", &interval, 4))
 		return -1;
 
-	/* rope: rope_parameters, else rope_theta, else rope_scaling (spec 1.4) */
+	/* rope: rope_parameters, else rope_theta, else rope_scaling: the
+	 * places the configs of this family keep it */
 	rp = json_object_get(tc, "rope_parameters");
 	if (!json_is_object(rp))
 		rp = json_object_get(tc, "rope_scaling");
@@ -117,7 +118,8 @@ int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c)
 		v = json_object_get(cfg, "tie_word_embeddings");
 	c->tied = json_is_true(v);
 
-	/* layer schedule: layer_types, else every interval-th layer is full (spec 1.3) */
+	/* layer schedule: layer_types, else layer i is full when
+	 * (i + 1) % full_attention_interval == 0 */
 	c->full = tf_calloc(c->layers ? c->layers : 1, 1);
 	lt = json_object_get(tc, "layer_types");
 	if (lt) {

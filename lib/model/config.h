@@ -1,7 +1,7 @@
 /*
- * config.h: the geometry of a Qwen3.5 text model, read from config.json
- * (qwen35-spec section 1). The text model's fields live in "text_config"
- * when the file is a multimodal wrapper, else at the top level.
+ * config.h: the geometry of a Qwen3.5 text model, read from config.json.
+ * The text model's fields live in "text_config" when the file is a
+ * multimodal wrapper, else at the top level.
  */
 #ifndef TF_CONFIG_H
 #define TF_CONFIG_H

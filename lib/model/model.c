@@ -46,7 +46,8 @@ static int vec(const tf_store *s, float **out, int64_t n, float add, const char 
 }
 
 /* HF files keep conv1d as [C, 1, K] and zero-centered norms; MLX files keep
- * [C, K, 1] and norms with the 1 added (spec 2.7): the conv's last dimension
+ * [C, K, 1] and norms with the 1 added (mlx-lm's TextModel.sanitize): the
+ * conv's last dimension
  * tells them apart. A model without DeltaNet layers counts as MLX when it
  * is quantized. */
 static int norm_offset(const tf_model *m)
@@ -132,7 +133,7 @@ tf_model *tf_model_open(const char *path)
 		if (tf_store_weight(m->store, "lm_head", m->c.vocab, m->c.hidden, &m->head) < 0)
 			goto fail;
 	} else {
-		m->head = m->embed;     /* tied: no lm_head tensor (spec 2.2, pitfall 16) */
+		m->head = m->embed;     /* tied: no lm_head tensor to read */
 	}
 	one = norm_offset(m) ? 1.0f : 0.0f;
 	m->norm = load_vec(m->store, "norm.weight", m->c.hidden, one);

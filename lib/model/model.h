@@ -4,7 +4,8 @@
  * Shapes use W[out, in] (y = x W^T). Small 1-D weights are converted to
  * float at load time; norm weights are stored as the factor the norm
  * multiplies by (1+w for HF files, which keep them zero-centered; w for MLX
- * files, which add the 1 when converting: qwen35-spec 2.7, 3.2).
+ * files, which add the 1 when converting). transformers' Qwen3_5RMSNorm
+ * computes x / sqrt(mean(x^2) + eps) * (1 + w).
  */
 #ifndef TF_MODEL_H
 #define TF_MODEL_H

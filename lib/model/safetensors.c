@@ -1,5 +1,5 @@
 /*
- * safetensors.c: the safetensors container (qwen35-spec section 6).
+ * safetensors.c: the safetensors container.
  *
  *   offset 0   u64 LE N, the JSON header's length (at most 100,000,000)
  *   offset 8   N bytes of JSON: {"name": {"dtype", "shape", "data_offsets": [b, e]}, ...}

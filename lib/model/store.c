@@ -252,7 +252,7 @@ int tf_store_has_weight(const tf_store *s, const char *module)
 
 /* bits and group of an MLX-quantized module: a per-module override in the
  * top-level "quantization" (MLX module paths, no ".weight"), else the
- * global values (qwen35-spec section 5.1) */
+ * global values, as mlx-lm's config writes them */
 static int quant_params(const tf_store *s, const char *module, int *bits, int *group)
 {
 	json_t *q = json_object_get(s->config, "quantization"), *v;

@@ -72,8 +72,9 @@ float tf_load_scalar(const void *p, int sdtype, int64_t i)
 	return NAN;
 }
 
-/* code j of a row of B-bit codes, LSB-first across 32-bit words
- * (qwen35-spec section 5.4); words are loaded with memcpy (unaligned) */
+/* code j of a row of B-bit codes: bits [j*B, j*B + B) of the row's
+ * little-endian, LSB-first stream of 32-bit words, as mlx packs them;
+ * words are loaded with memcpy (unaligned) */
 static inline uint32_t code_at(const unsigned char *row, int64_t j, int bits)
 {
 	int64_t bit = j * bits;

@@ -63,7 +63,7 @@ void tf_put_scalar(void *p, int dtype, int64_t i, float f)
 }
 
 /*
- * One group, as mlx's CPU quantize does it (spec 5.6): the extremes with
+ * One group, as mlx's CPU quantize does it: the extremes with
  * std::max/std::min semantics (the first of equal values wins, which decides
  * the sign of a zero), the scale from the range, the edge of larger
  * magnitude made exact by choosing scale = edge / q0, then round half to

@@ -1,11 +1,11 @@
 /*
  * quant.h: the numbers tf-pack writes.
  *
- * MLX affine codes (qwen35-spec section 5): a row of K codes of B bits is one
- * little-endian, LSB-first bit stream folded into 32-bit words; code j holds
- * stream bits [j*B, j*B + B). Quantization follows mlx.core.quantize (spec
- * 5.6) step for step in fp32, so the codes, scales and biases are the ones
- * mlx writes.
+ * MLX affine codes (w = scale * q + bias, a scale and bias a group): a row
+ * of K codes of B bits is one little-endian, LSB-first bit stream folded
+ * into 32-bit words; code j holds stream bits [j*B, j*B + B). Quantization
+ * follows mlx.core.quantize step for step in fp32, so the codes, scales
+ * and biases are the ones mlx writes.
  *
  * Exact 1-bit: a row whose every group of 128 holds one magnitude s with
  * either sign becomes sign bits (bit c%8 of byte c/8, set = +s) and s, copied

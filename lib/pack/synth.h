@@ -2,7 +2,7 @@
  * synth.h: deterministic random models of any Qwen3.5 geometry.
  *
  * For benchmarks where real weights are not at hand: the tensors a dense
- * Qwen3.5 text model of that config.json has (HF layout, spec section 2),
+ * Qwen3.5 text model of that config.json has (the Hugging Face layout),
  * filled from a seeded generator so the same seed gives the same bytes.
  * Quantized weights are random codes with one scale and bias a tensor,
  * chosen so w is uniform with standard deviation 1/sqrt(in): activations

@@ -34,7 +34,7 @@ double tf_bench_copy_bw(void);
 uint64_t tf_bench_token_bytes(const tf_model *m, int64_t pos);
 
 typedef struct {
-	double mean, sd;        /* tokens/s over the repetitions */
+	double mean, sd;        /* tokens a second, over the repetitions */
 	int reps;
 } tf_bench_rate;
 

@@ -2,8 +2,8 @@
  * gate.h: tf-gate(1), comparing two logit streams (or scoring one) and
  * holding the figures to thresholds.
  *
- * Rows are read in step from both streams (lib/rows.h) and folded into the
- * figures of lib/compare.h; nothing but the current pair of rows is held.
+ * Rows are read in step from both streams (io/rows.h) and folded into the
+ * figures of compare.h; nothing but the current pair of rows is held.
  * The report (a table, one JSON object, or TAP) goes to stdout.
  */
 #ifndef TF_GATE_H
