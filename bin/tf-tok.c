@@ -22,6 +22,7 @@
 #include "io/out.h"
 #include "io/rec.h"
 #include "tok/tok.h"
+#include "tok/tok_chat.h"
 #include "tok/tok_dec.h"
 
 #ifndef TF_VERSION
@@ -43,9 +44,6 @@ static const char usage_text[] =
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
 
-static const char chat_head[] = "<|im_start|>user\n";
-static const char chat_tail[] = "<|im_end|>\n<|im_start|>assistant\n";
-
 static int opt_lines, opt_chat, opt_skip;
 
 static void put_ids(const tf_seq *s)
@@ -56,23 +54,11 @@ static void put_ids(const tf_seq *s)
 }
 
 /* encodes text[0..n), wrapped for --chat; where names the input in errors */
-static void encode_one(tf_tok *t, char **buf, size_t *cap, const char *text, size_t n, const char *where)
+static void encode_one(tf_tok *t, const char *text, size_t n, const char *where)
 {
 	tf_seq s = { 0 };
 
-	if (opt_chat) {
-		size_t len = strlen(chat_head) + n + strlen(chat_tail);
-		if (len > *cap) {
-			*cap = len;
-			*buf = tf_realloc(*buf, len);
-		}
-		memcpy(*buf, chat_head, strlen(chat_head));
-		memmove(*buf + strlen(chat_head), text, n);
-		memcpy(*buf + strlen(chat_head) + n, chat_tail, strlen(chat_tail));
-		text = *buf;
-		n = len;
-	}
-	if (tf_tok_encode(t, text, n, &s) < 0) {
+	if ((opt_chat ? tf_tok_encode_chat(t, text, n, &s) : tf_tok_encode(t, text, n, &s)) < 0) {
 		tf_errpre("%s", where);
 		tf_die_err();
 	}
@@ -83,13 +69,13 @@ static void encode_one(tf_tok *t, char **buf, size_t *cap, const char *text, siz
 static void encode(tf_tok *t, const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	char *text = NULL, *buf = NULL, where[64 + 4096];
-	size_t len = 0, cap = 0, bcap = 0;
+	char *text = NULL, where[64 + 4096];
+	size_t len = 0, cap = 0;
 	struct stat st;
 
 	if (!f)
 		tf_die("cannot open '%s':", path);
-	if (opt_chat && (tf_tok_added_id(t, "<|im_start|>") < 0 || tf_tok_added_id(t, "<|im_end|>") < 0))
+	if (opt_chat && !tf_tok_has_chat(t))
 		tf_die("'%s' has no <|im_start|> and <|im_end|> tokens for --chat", t->name);
 	if (opt_lines) {
 		/* a pipe gets each line's ids as soon as the line is read */
@@ -102,7 +88,7 @@ static void encode(tf_tok *t, const char *path)
 			if (n && text[n - 1] == '\n')
 				n--;
 			snprintf(where, sizeof where, "'%s' line %ld", path, line);
-			encode_one(t, &buf, &bcap, text, n, where);
+			encode_one(t, text, n, where);
 			if (stream && fflush(stdout))
 				tf_die("write to stdout:");
 		}
@@ -117,12 +103,11 @@ static void encode(tf_tok *t, const char *path)
 		}
 		snprintf(where, sizeof where, "'%s'", path);
 		if (!ferror(f))
-			encode_one(t, &buf, &bcap, text, len, where);
+			encode_one(t, text, len, where);
 	}
 	if (ferror(f))
 		tf_die("cannot read '%s':", path);
 	free(text);
-	free(buf);
 	if (f != stdin)
 		fclose(f);
 }
