@@ -355,12 +355,12 @@ static void sweep(const char *locks)
 
 /* ---- reading an archive ---- */
 
-static int read_archive(ingest *g)
+/* g's source opened for reading, in the formats and filters it may use;
+ * NULL with a message */
+static struct archive *open_archive(ingest *g)
 {
 	struct archive *a = archive_read_new();
-	struct archive_entry *e;
-	char b[160];
-	int r, rc = -1;
+	int r;
 
 	/* no mtree: an mtree "archive" makes libarchive read files named in it
 	 * from the disk */
@@ -385,8 +385,50 @@ static int read_archive(ingest *g)
 	if (r != ARCHIVE_OK) {
 		tf_err("cannot open '%s': %s", g->name, archive_error_string(a));
 		archive_read_free(a);
-		return -1;
+		return NULL;
 	}
+	return a;
+}
+
+/* the data of the file member m (at path, entry e) of a, staged to its
+ * place in the cache; sparse members get their holes filled */
+static int copy_member(ingest *g, struct archive *a, struct archive_entry *e, member *m, const char *path)
+{
+	stager s;
+	const void *buf;
+	size_t len;
+	la_int64_t off;
+	char b[160];
+	int r, ok = 1;
+
+	if (stage_open(g, m, &s))
+		return -1;
+	while ((r = archive_read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+		if (off < 0 || (uint64_t)off < s.off || stage_fill(&s, off) || stage_write(&s, buf, len)) {
+			if (off < 0 || (uint64_t)off < s.off)
+				tf_err("'%s': member '%s' has overlapping blocks", g->name, shown(path, b));
+			ok = 0;
+			break;
+		}
+	}
+	if (ok && r != ARCHIVE_EOF) {
+		tf_err("cannot read member '%s' of '%s': %s", shown(path, b), g->name, archive_error_string(a));
+		ok = 0;
+	}
+	/* a sparse file may end in a hole */
+	if (ok && archive_entry_size_is_set(e) && archive_entry_size(e) > 0 && stage_fill(&s, archive_entry_size(e)))
+		ok = 0;
+	return stage_close(&s, m, ok) ? -1 : 0;
+}
+
+static int read_archive(ingest *g)
+{
+	struct archive *a = open_archive(g);
+	struct archive_entry *e;
+	int r, rc = -1;
+
+	if (!a)
+		return -1;
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
 		const char *raw = archive_entry_pathname(e);
 		const char *hard = archive_entry_hardlink(e);
@@ -461,38 +503,8 @@ static int read_archive(ingest *g)
 			continue;
 		}
 		m = add(g, path, M_FILE);
-		{
-			stager s;
-			const void *buf;
-			size_t len;
-			la_int64_t off;
-			int ok = 1;
-
-			if (stage_open(g, m, &s))
-				goto out;
-			while ((r = archive_read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK ||
-			       r == ARCHIVE_WARN) {
-				if (off < 0 || (uint64_t)off < s.off || stage_fill(&s, off) ||
-				    stage_write(&s, buf, len)) {
-					if (off < 0 || (uint64_t)off < s.off)
-						tf_err("'%s': member '%s' has overlapping blocks", g->name,
-						       shown(path, b));
-					ok = 0;
-					break;
-				}
-			}
-			if (ok && r != ARCHIVE_EOF) {
-				tf_err("cannot read member '%s' of '%s': %s", shown(path, b), g->name,
-				       archive_error_string(a));
-				ok = 0;
-			}
-			/* a sparse file may end in a hole */
-			if (ok && archive_entry_size_is_set(e) && archive_entry_size(e) > 0 &&
-			    stage_fill(&s, archive_entry_size(e)))
-				ok = 0;
-			if (stage_close(&s, m, ok))
-				goto out;
-		}
+		if (copy_member(g, a, e, m, path) < 0)
+			goto out;
 	}
 	if (r != ARCHIVE_EOF) {
 		tf_err("cannot read '%s': %s", g->name, archive_error_string(a));

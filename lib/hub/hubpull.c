@@ -287,13 +287,113 @@ static int hash_file(int fd, uint64_t n, tf_sum *sum, const char *name)
 
 /* downloads url into blobs/ETAG through blobs/ETAG.incomplete; called
  * with the blob's lock held */
+/* fetches the rest of f from url into k's file (inc) until it holds size
+ * bytes, or the server's all of it when size < 0: ranges from what is
+ * there, a fresh start when the server knows no such prefix, a few tries
+ * with backoff when a transfer moves nothing */
+static int transfer(pull *p, pfile *f, sink *k, const char *url, const char *inc, int64_t size)
+{
+	char hint[192];
+	int tries = 0;
+
+	while (size < 0 || k->have < (uint64_t)size) {
+		tf_http_resp r = { 0 };
+		int got;
+
+		k->start = k->have;
+		k->first = 1;
+		got = tf_http_get(url, &p->get, k->have, &r, on_data, k);
+		if (got == TF_HTTP_OK && r.status == 416 && k->have > 0) {
+			/* the partial file is no prefix the server knows: start over */
+			tf_http_resp_free(&r);
+			if (restart(k))
+				return -1;
+			if (++tries >= ATTEMPTS) {
+				tf_err("cannot fetch '%s': the server refuses every range", f->path);
+				return -1;
+			}
+			continue;
+		}
+		if (got == TF_HTTP_STOP) {
+			tf_http_resp_free(&r);
+			/* what is on disk cannot be trusted any more */
+			unlink(inc);
+			return -1;
+		}
+		if (got == TF_HTTP_OK && r.status >= 200 && r.status < 300 &&
+		    (size < 0 || k->have == (uint64_t)size)) {
+			tf_http_resp_free(&r);
+			return 0;
+		}
+		if (got == TF_HTTP_OK && r.status >= 200 && r.status < 300)
+			tf_err("'%s': the transfer ended after %llu of %lld bytes", f->path,
+			       (unsigned long long)k->have, (long long)size);
+		else if (got == TF_HTTP_OK) {
+			tf_err("cannot fetch '%s' of '%s': HTTP %ld%s", f->path, p->o->repo, r.status,
+			       why(&r, p, hint));
+			if (!retryable(r.status)) {
+				tf_http_resp_free(&r);
+				return -1;
+			}
+		}
+		tf_http_resp_free(&r);
+		/* a transfer that moved forward earns another go at once */
+		if (k->have > k->start)
+			continue;
+		if (++tries >= ATTEMPTS) {
+			if (k->have) {
+				char why[512];
+
+				snprintf(why, sizeof why, "%s", tf_errmsg());
+				tf_err("%s; %llu bytes kept in '%s' for the next run", why,
+				       (unsigned long long)k->have, inc);
+			}
+			return -1;
+		}
+		sleep(1u << (tries - 1));
+	}
+	return 0;
+}
+
+/* checks k's file (inc) against etag and moves it to blob */
+static int finish(sink *k, tf_sum *sum, pfile *f, const char *etag, const char *inc, const char *blob)
+{
+	char hex[65];
+
+	if (!k->sum) {
+		if (tf_sum_init(sum, etag, k->have) || hash_file(k->fd, k->have, sum, inc))
+			return -1;
+		k->sum = sum;
+	}
+	if (tf_sum_hex(sum, hex))
+		return -1;
+	k->sum = NULL;
+	if (strcmp(hex, etag)) {
+		unlink(inc);
+		tf_err("checksum mismatch for '%s': expected %s %s, got %s; the download was deleted",
+		       f->path, strlen(etag) == 64 ? "sha256" : "git sha1", etag, hex);
+		return -1;
+	}
+	if (close(k->fd)) {
+		k->fd = -1;
+		tf_err("cannot write '%s':", inc);
+		return -1;
+	}
+	k->fd = -1;
+	if (rename(inc, blob)) {
+		tf_err("cannot rename '%s' to '%s':", inc, blob);
+		return -1;
+	}
+	return 0;
+}
+
 static int download(pull *p, pfile *f, const char *url, const char *etag, int64_t size)
 {
-	char *inc, *blob, hint[192], hex[65];
+	char *inc, *blob;
 	tf_sum sum = { 0 };
 	sink k = { .p = p, .f = f, .size = size, .slot = -1 };
 	struct stat st;
-	int tries = 0, rc = -1;
+	int rc = -1;
 
 	inc = tf_malloc(strlen(p->repo_dir) + 96);
 	blob = tf_malloc(strlen(p->repo_dir) + 96);
@@ -322,87 +422,8 @@ static int download(pull *p, pfile *f, const char *url, const char *etag, int64_
 	}
 	k.slot = tf_progress_start(p->prog, f->path, size >= 0 ? size : 0, k.have);
 
-	while (size < 0 || k.have < (uint64_t)size) {
-		tf_http_resp r = { 0 };
-		int got;
-
-		k.start = k.have;
-		k.first = 1;
-		got = tf_http_get(url, &p->get, k.have, &r, on_data, &k);
-		if (got == TF_HTTP_OK && r.status == 416 && k.have > 0) {
-			/* the partial file is no prefix the server knows: start over */
-			tf_http_resp_free(&r);
-			if (restart(&k))
-				goto out;
-			if (++tries >= ATTEMPTS) {
-				tf_err("cannot fetch '%s': the server refuses every range", f->path);
-				goto out;
-			}
-			continue;
-		}
-		if (got == TF_HTTP_STOP) {
-			tf_http_resp_free(&r);
-			/* what is on disk cannot be trusted any more */
-			unlink(inc);
-			goto out;
-		}
-		if (got == TF_HTTP_OK && r.status >= 200 && r.status < 300 &&
-		    (size < 0 || k.have == (uint64_t)size)) {
-			tf_http_resp_free(&r);
-			break;
-		}
-		if (got == TF_HTTP_OK && r.status >= 200 && r.status < 300)
-			tf_err("'%s': the transfer ended after %llu of %lld bytes", f->path,
-			       (unsigned long long)k.have, (long long)size);
-		else if (got == TF_HTTP_OK) {
-			tf_err("cannot fetch '%s' of '%s': HTTP %ld%s", f->path, p->o->repo, r.status,
-			       why(&r, p, hint));
-			if (!retryable(r.status)) {
-				tf_http_resp_free(&r);
-				goto out;
-			}
-		}
-		tf_http_resp_free(&r);
-		/* a transfer that moved forward earns another go at once */
-		if (k.have > k.start)
-			continue;
-		if (++tries >= ATTEMPTS) {
-			if (k.have) {
-				char why[512];
-
-				snprintf(why, sizeof why, "%s", tf_errmsg());
-				tf_err("%s; %llu bytes kept in '%s' for the next run", why,
-				       (unsigned long long)k.have, inc);
-			}
-			goto out;
-		}
-		sleep(1u << (tries - 1));
-	}
-
-	if (!k.sum) {
-		if (tf_sum_init(&sum, etag, k.have) || hash_file(k.fd, k.have, &sum, inc))
-			goto out;
-		k.sum = &sum;
-	}
-	if (tf_sum_hex(&sum, hex))
+	if (transfer(p, f, &k, url, inc, size) < 0 || finish(&k, &sum, f, etag, inc, blob) < 0)
 		goto out;
-	k.sum = NULL;
-	if (strcmp(hex, etag)) {
-		unlink(inc);
-		tf_err("checksum mismatch for '%s': expected %s %s, got %s; the download was deleted",
-		       f->path, strlen(etag) == 64 ? "sha256" : "git sha1", etag, hex);
-		goto out;
-	}
-	if (close(k.fd)) {
-		k.fd = -1;
-		tf_err("cannot write '%s':", inc);
-		goto out;
-	}
-	k.fd = -1;
-	if (rename(inc, blob)) {
-		tf_err("cannot rename '%s' to '%s':", inc, blob);
-		goto out;
-	}
 	rc = 0;
 out:
 	if (k.sum)

@@ -283,6 +283,76 @@ static int wanted_bits(const tf_pack_opts *o, const tf_recipe *r, const char *mo
 	return b;
 }
 
+/* an MLX triplet (or a bundle's weight) into e: every byte as it is */
+static int put_coded(tf_bw *bw, const tf_store *s, const tf_weight *w, tf_bundle_entry *e)
+{
+	uint64_t part[3], total;
+	int wrc;
+
+	e->fmt = w->fmt;
+	e->ndim = 2;
+	e->shape[0] = w->rows;
+	e->shape[1] = w->cols;
+	e->bits = w->bits;
+	e->group = w->group;
+	e->sdtype = w->sdtype;
+	e->path = w->fmt == TF_AFFINE && !s->nw ? "mlx" : "kept";   /* a bundle's weights are kept */
+	e->flags[0] = "exact";
+	if (tf_bundle_parts(e, part, &total) < 0)
+		return -1;
+	sha_of(w->data, part[0], w->scales, part[1], w->biases, part[2], e->sha256);
+	wrc = tf_bw_tensor_begin(bw, e);
+	for (int k = 0; k < 3 && !wrc; k++)
+		if (part[k])
+			wrc = write_bytes(bw, k == 0 ? w->data : k == 1 ? w->scales : w->biases, part[k]);
+	return wrc;
+}
+
+/* a float or integer tensor into e: exact sign1 when its every group of
+ * 128 is {-s, +s}, quantized when the options ask for bits, else kept */
+static int put_float(tf_bw *bw, const tf_pack_opts *o, const tf_recipe *rp, const item *x, tf_bundle_entry *e)
+{
+	const tf_tensor *t = x->t;
+	int64_t br, bc;
+	int bits = 0, group = 0, wrc;
+	int weight2d = is_float(t->dtype) && t->ndim == 2 && ends_with(t->name, ".weight");
+
+	e->fmt = t->dtype;
+	e->ndim = t->ndim;
+	memcpy(e->shape, t->shape, sizeof e->shape);
+	e->path = "kept";
+	e->flags[0] = "exact";
+	sha_of(t->data, t->bytes, NULL, 0, NULL, 0, e->sha256);
+	if (weight2d)
+		bits = wanted_bits(o, rp, x->module, &group);
+	if (weight2d && !o->no_sign1 && t->shape[1] % 128 == 0 && t->shape[0] > 0 &&
+	    tf_sign1_repack(t->data, t->dtype, t->shape[0], t->shape[1], NULL, NULL, &br, &bc) == 1) {
+		e->fmt = TF_SIGN1;
+		e->bits = 1;
+		e->group = 128;
+		e->sdtype = t->dtype;
+		e->path = "sign1";
+		e->flags[1] = "no_rotation";
+		wrc = tf_bw_tensor_begin(bw, e);
+		return wrc ? wrc : write_sign1(bw, e, t);
+	}
+	if (weight2d && bits > 0 && t->shape[1] % group == 0) {
+		e->fmt = TF_AFFINE;
+		e->bits = bits;
+		e->group = group;
+		e->sdtype = t->dtype;
+		e->path = "quantized";
+		e->flags[0] = NULL;
+		wrc = tf_bw_tensor_begin(bw, e);
+		return wrc ? wrc : write_quantized(bw, e, t);
+	}
+	if (weight2d && bits > 0)
+		tf_warn("'%s': %lld columns are not a multiple of group %d; kept as %s", t->name,
+			(long long)t->shape[1], group, tf_dtype_str(t->dtype));
+	wrc = tf_bw_tensor_begin(bw, e);
+	return wrc ? wrc : write_bytes(bw, t->data, t->bytes);
+}
+
 int tf_pack(const char *src, const char *out, const tf_pack_opts *o)
 {
 	tf_store *s = tf_store_open(src);
@@ -316,68 +386,7 @@ int tf_pack(const char *src, const char *out, const tf_pack_opts *o)
 
 		snprintf(e.name, sizeof e.name, "%s", t->name);
 		snprintf(e.source, sizeof e.source, "%s", t->src ? t->src : t->name);
-		if (it[i].quantized) {
-			/* an MLX triplet (or a bundle's weight): every byte as it is */
-			const tf_weight *w = &it[i].w;
-			uint64_t part[3], total;
-			e.fmt = w->fmt;
-			e.ndim = 2;
-			e.shape[0] = w->rows;
-			e.shape[1] = w->cols;
-			e.bits = w->bits;
-			e.group = w->group;
-			e.sdtype = w->sdtype;
-			e.path = w->fmt == TF_AFFINE && !s->nw ? "mlx" : "kept";  /* a bundle's weights are kept */
-			e.flags[0] = "exact";
-			if (tf_bundle_parts(&e, part, &total) < 0)
-				goto out;
-			sha_of(w->data, part[0], w->scales, part[1], w->biases, part[2], e.sha256);
-			wrc = tf_bw_tensor_begin(bw, &e);
-			for (int k = 0; k < 3 && !wrc; k++)
-				if (part[k])
-					wrc = write_bytes(bw, k == 0 ? w->data : k == 1 ? w->scales : w->biases, part[k]);
-		} else {
-			int64_t br, bc;
-			int bits = 0, group = 0, weight2d = is_float(t->dtype) && t->ndim == 2 &&
-							    ends_with(t->name, ".weight");
-			e.fmt = t->dtype;
-			e.ndim = t->ndim;
-			memcpy(e.shape, t->shape, sizeof e.shape);
-			e.path = "kept";
-			e.flags[0] = "exact";
-			sha_of(t->data, t->bytes, NULL, 0, NULL, 0, e.sha256);
-			if (weight2d)
-				bits = wanted_bits(o, rp, it[i].module, &group);
-			if (weight2d && !o->no_sign1 && t->shape[1] % 128 == 0 && t->shape[0] > 0 &&
-			    tf_sign1_repack(t->data, t->dtype, t->shape[0], t->shape[1], NULL, NULL, &br, &bc) == 1) {
-				e.fmt = TF_SIGN1;
-				e.bits = 1;
-				e.group = 128;
-				e.sdtype = t->dtype;
-				e.path = "sign1";
-				e.flags[1] = "no_rotation";
-				wrc = tf_bw_tensor_begin(bw, &e);
-				if (!wrc)
-					wrc = write_sign1(bw, &e, t);
-			} else if (weight2d && bits > 0 && t->shape[1] % group == 0) {
-				e.fmt = TF_AFFINE;
-				e.bits = bits;
-				e.group = group;
-				e.sdtype = t->dtype;
-				e.path = "quantized";
-				e.flags[0] = NULL;
-				wrc = tf_bw_tensor_begin(bw, &e);
-				if (!wrc)
-					wrc = write_quantized(bw, &e, t);
-			} else {
-				if (weight2d && bits > 0)
-					tf_warn("'%s': %lld columns are not a multiple of group %d; kept as %s", t->name,
-						(long long)t->shape[1], group, tf_dtype_str(t->dtype));
-				wrc = tf_bw_tensor_begin(bw, &e);
-				if (!wrc)
-					wrc = write_bytes(bw, t->data, t->bytes);
-			}
-		}
+		wrc = it[i].quantized ? put_coded(bw, s, &it[i].w, &e) : put_float(bw, o, rp, &it[i], &e);
 		if (wrc || tf_bw_tensor_end(bw, &e) < 0)
 			goto out;
 		progress(i + 1, n, tf_bw_size(bw), 0);
