@@ -192,12 +192,14 @@ static void decode(tf_tok *t, const char *path)
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY) : 0;
 	dec_state st = { .t = t, .name = path, .unit = "line", .line = 1 };
 	char buf[1 << 16];
-	long long id = -1;      /* the id being read, -1 = none */
-	int comment = 0, text = 0, first = 1;
+	tf_ids_lex x;
+	int64_t id;
+	int got, first = 1;
 
 	if (fd < 0)
 		tf_die("cannot open '%s':", path);
 	tf_detok_init(&st.d, stdout);
+	tf_ids_lex_init(&x);
 	for (;;) {
 		/* the first byte alone: 0x89 starts a records stream, which is
 		 * then read through stdio from the byte after it */
@@ -223,37 +225,26 @@ static void decode(tf_tok *t, const char *path)
 		for (ssize_t i = 0; i < n; i++) {
 			unsigned char c = buf[i];
 
-			if (comment && c != '\n')
-				continue;
-			if (c >= '0' && c <= '9') {
-				id = (id < 0 ? 0 : id) * 10 + (c - '0');
-				if (id > INT32_MAX)
-					id = (long long)INT32_MAX + 1;  /* out of range all the same */
-				text = 1;
-				continue;
-			}
-			if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '#')
+			got = tf_ids_lex_byte(&x, c, &id);
+			if (got & TF_IDS_BAD)
 				tf_die("'%s' line %ld: '%c' in a line of token ids", path, st.line,
 				       c >= 0x20 && c < 0x7f ? c : '?');
-			if (id >= 0)
+			if (got & TF_IDS_ID)
 				emit(&st, id);
-			id = -1;
-			if (c == '#')
-				comment = 1;
-			if (c == '\n') {
+			if (got & TF_IDS_EOL) {
 				/* a comment-only line is no text; a blank one is the
 				 * empty text */
-				if (text || !comment)
+				if (x.line_ids || !x.line_comment)
 					end_text(&st);
-				text = comment = 0;
 				st.line++;
 			}
 		}
 		flush_out();
 	}
-	if (id >= 0)
+	got = tf_ids_lex_byte(&x, EOF, &id);
+	if (got & TF_IDS_ID)
 		emit(&st, id);
-	if (text)
+	if (got & TF_IDS_EOL)
 		end_text(&st);
 	flush_out();
 	if (fd)

@@ -1,6 +1,5 @@
 /* ids.c: token-id sequences from text lines or binary records */
 #include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,39 +84,80 @@ static const char *shown(const char *p, size_t n, char *buf)
 	return buf;
 }
 
-static int parse_line(tf_ids_reader *r, char *p, tf_seq *s, long vocab)
+void tf_ids_lex_init(tf_ids_lex *x)
 {
+	*x = (tf_ids_lex){ .id = -1 };
+}
+
+int tf_ids_lex_byte(tf_ids_lex *x, int c, int64_t *id)
+{
+	int got = 0;
+
+	if (x->comment && c != '\n' && c != EOF)
+		return 0;
+	if (c >= '0' && c <= '9') {
+		x->id = (x->id < 0 ? 0 : x->id) * 10 + (c - '0');
+		if (x->id > INT32_MAX)
+			x->id = (int64_t)INT32_MAX + 1;    /* out of range all the same */
+		x->ids = 1;
+		return 0;
+	}
+	if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '#' && c != EOF)
+		return TF_IDS_BAD;
+	if (x->id >= 0) {
+		*id = x->id;
+		got = TF_IDS_ID;
+	}
+	x->id = -1;
+	if (c == '#')
+		x->comment = 1;
+	if (c == '\n' || (c == EOF && x->ids)) {
+		x->line_ids = x->ids;
+		x->line_comment = x->comment;
+		x->ids = x->comment = 0;
+		got |= TF_IDS_EOL;
+	}
+	return got;
+}
+
+static int blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* the ids of line p[0..len) */
+static int parse_line(tf_ids_reader *r, const char *p, size_t len, tf_seq *s, long vocab)
+{
+	tf_ids_lex x;
 	char word[41];
 
+	tf_ids_lex_init(&x);
 	s->n = 0;
-	for (;;) {
-		char *end;
-		long v;
+	for (size_t i = 0; i <= len; i++) {
+		int64_t id;
+		int got = tf_ids_lex_byte(&x, i < len ? (unsigned char)p[i] : EOF, &id);
+		size_t b = i, e = i;
 
-		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-			p++;
-		if (!*p || *p == '#')
-			return 0;
-		if (!isdigit((unsigned char)*p))
-			goto bad;
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (*end && !strchr(" \t\r\n#", *end))
-			goto bad;
-		/* a digit string too long for long is out of range, not "not an id" */
-		if (errno == ERANGE || v > INT32_MAX || (vocab && v >= vocab))
+		if (got & TF_IDS_BAD) {
+			/* the whole word the byte is in */
+			while (b > 0 && !blank(p[b - 1]))
+				b--;
+			while (e < len && !blank(p[e]))
+				e++;
+			return tf_err("'%s' line %ld: '%s' is not a token id", r->name, r->line,
+				      shown(p + b, e - b, word));
+		}
+		if (!(got & TF_IDS_ID))
+			continue;
+		if (id > INT32_MAX || (vocab && id >= vocab)) {
+			while (b > 0 && isdigit((unsigned char)p[b - 1]))
+				b--;
 			return tf_err("'%s' line %ld: id %s is out of range (vocab_size %ld)", r->name, r->line,
-				      shown(p, end - p, word), vocab);
-		tf_seq_push(s, (int32_t)v);
-		p = end;
-		continue;
-bad:
-		end = p;
-		while (*end && !strchr(" \t\r\n", *end))
-			end++;
-		return tf_err("'%s' line %ld: '%s' is not a token id", r->name, r->line,
-			      shown(p, end - p, word));
+				      shown(p + b, e - b, word), vocab);
+		}
+		tf_seq_push(s, (int32_t)id);
 	}
+	return 0;
 }
 
 int tf_ids_next(tf_ids_reader *r, tf_seq *s, long vocab)
@@ -141,7 +181,7 @@ int tf_ids_next(tf_ids_reader *r, tf_seq *s, long vocab)
 		r->line++;
 		if (memchr(r->buf, 0, len))
 			return tf_err("'%s' line %ld: NUL byte in text ids", r->name, r->line);
-		if (parse_line(r, r->buf, s, vocab) < 0)
+		if (parse_line(r, r->buf, len, s, vocab) < 0)
 			return -1;
 		if (s->n)
 			return 1;

@@ -28,6 +28,28 @@ typedef struct {
 	size_t cap;
 } tf_ids_reader;
 
+/*
+ * The text's grammar a byte at a time, for a reader that hands ids on as
+ * they come rather than a line at a time (tf-tok decode); tf_ids_next
+ * reads its lines with it too.
+ */
+typedef struct {
+	int64_t id;             /* the id being read, -1 = none */
+	int comment;            /* in a '#' comment */
+	int ids;                /* the line has an id */
+	int line_ids;           /* of the line TF_IDS_EOL ended: it had an id, */
+	int line_comment;       /* and a comment */
+} tf_ids_lex;
+
+enum { TF_IDS_ID = 1, TF_IDS_EOL = 2, TF_IDS_BAD = 4 };
+
+void tf_ids_lex_init(tf_ids_lex *x);
+/* takes byte c, or EOF after the last: what it completes, TF_IDS_* bits:
+ * an id in *id (a number past int32 as INT32_MAX + 1), the end of a line
+ * (at EOF only of one with an id), or a byte that is no digit, blank or
+ * '#' and no part of a comment (then nothing else changes) */
+int tf_ids_lex_byte(tf_ids_lex *x, int c, int64_t *id);
+
 void tf_ids_open(tf_ids_reader *r, FILE *f, const char *name);
 /* reads the next sequence into s; ids must lie in [0, vocab) unless vocab is
  * 0; returns 1 when read, 0 at end of input, -1 on error */
