@@ -1,5 +1,6 @@
 /* forward_cuda.c: the decoder stack on the GPU, one launch per step of the
- * math (in the order of the CPU reference, cpu/forward.c) */
+ * math, in the order of forward.c (transformers'
+ * Qwen3_5DecoderLayer.forward) */
 #include <stdlib.h>
 #include <string.h>
 

@@ -350,7 +350,7 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 	g->h_loop = tf_cuda_host_alloc(sizeof *g->h_loop);
 	g->h_ring = tf_cuda_host_alloc(4 * TF_STEPS_MAX);
 	/* the draws write their ids straight into host memory, so a step's
-	 * graph ends with the draw's kernel and no copy after it */
+	 * graph ends with the draw's kernel, no copy after it */
 	g->ring = g->h_ring ? (int32_t *)tf_cuda_host_mapped(g->h_ring) : NULL;
 	if (!g->ids || !g->pos || !g->args || !g->loop || !g->ring || !g->gdn_count ||
 	    tf_cuda_zero(g->gdn_count, 4 * gdn_counts) < 0 ||
