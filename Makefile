@@ -2,7 +2,8 @@
 #
 #   make          build the programs into bin/ (and the CUDA backend when nvcc is found)
 #   make test     install what is missing, build, run the TAP tests with prove
-#   make demo     build, then let a small model write through a pipe
+#   make demo     install what is missing, build, let a small model write through a pipe
+#   make install  copy the programs and man pages under PREFIX (after make)
 #   make check    tests, man page lint, then the tests again under ASan and UBSan
 #
 # `make V=1` shows the full commands.
@@ -79,8 +80,8 @@ LDLIBS_tf-pull  = $(LIBS_BASE) -lcurl -larchive -lcrypto
 LDLIBS_tf-bench = $(LIBS_BASE) $(LIBS_CUDA)
 LDLIBS_tf-tree  = $(LIBS_BASE) $(LIBS_CUDA)
 LDLIBS_test     = $(LIBS_BASE) -lcrypto -lpcre2-8 -lutf8proc -lcurl -larchive $(LIBS_CUDA)
-# t9xxx (kernel tests) and GPU builds on machines without the text and network
-# libraries link only what they use
+# the kernel tests (t/unit/cuda-*) and GPU builds on machines without the
+# text and network libraries link only what they use
 LDLIBS_cuda     = $(LIBS_BASE) $(LIBS_CUDA)
 
 # lib/ holds one folder a subsystem; a library object is named by its file
@@ -91,7 +92,7 @@ LIB_HDR  := $(wildcard lib/*/*.h) $(wildcard kernels/*.cuh)
 CU_SRC   := $(sort $(wildcard kernels/*.cu))
 CU_OBJ   := $(CU_SRC:.cu=.o)
 PROGS    := $(patsubst %.c,%,$(sort $(wildcard bin/tf-*.c)))
-UNIT     := $(patsubst %.c,%.t,$(sort $(wildcard t/unit/t*.c)))
+UNIT     := $(patsubst %.c,%.t,$(sort $(wildcard t/unit/*.c)))
 HELPERS  := $(patsubst %.c,%,$(sort $(wildcard t/helper/*.c)))
 MANS     := $(sort $(wildcard man/*.[1-9]))
 TESTS    := $(sort $(wildcard t/t[0-9]*.t))
@@ -115,7 +116,7 @@ bin/tf-%: bin/tf-%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR)
 
 # kernel tests need only libtf and the CUDA libraries, so they build on the
 # GPU machine, which lacks the text and network libraries
-t/unit/t9%.t: t/unit/t9%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
+t/unit/cuda-%.t: t/unit/cuda-%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) -It $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libtf.a $(LDLIBS_cuda)
 
 t/unit/%.t: t/unit/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
@@ -135,7 +136,7 @@ APT_PKGS = build-essential pkg-config libjansson-dev libpcre2-dev libutf8proc-de
 # tokenizers is tf-tok's
 PIP_PKGS = numpy tokenizers 'mlx[cpu]==0.32.4' mlx-lm==0.32.2
 
-deps:
+deps-build:
 	@missing=; \
 	for p in $(APT_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
@@ -148,6 +149,8 @@ deps:
 			echo "missing packages; run:  sudo apt-get install$$missing"; exit 1; \
 		fi; \
 	fi
+
+deps: deps-build
 	@if [ ! -x $(VENV)/bin/python ]; then $(PYTHON) -m venv $(VENV) || exit 1; fi
 	@$(VENV)/bin/python -c 'import sys; mods = sys.argv[1:]; [__import__(m.split("==")[0].replace("-", "_")) for m in mods]' \
 		$(PIP_IMPORTS) 2>/dev/null || $(VENV)/bin/pip install -q $(PIP_PKGS)
@@ -157,8 +160,25 @@ PIP_IMPORTS = numpy tokenizers mlx.core mlx_lm
 test: deps all
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PROVE) $(TESTS) $(UNIT)
 
-demo: all
+demo: deps-build all
 	@t/helper/demo.sh
+
+# `make install` builds nothing: run make first, so that `sudo make install`
+# leaves no files owned by root in the tree
+PREFIX  = /usr/local
+BINDIR  = $(PREFIX)/bin
+MANDIR  = $(PREFIX)/share/man
+INSTALL = install
+
+install:
+	@for p in $(PROGS); do \
+		test -x $$p || { echo "$$p is not built: run make first" >&2; exit 1; }; \
+	done
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5
+	$(INSTALL) -m 644 $(filter %.7,$(MANS)) $(DESTDIR)$(MANDIR)/man7
 
 manlint:
 	mandoc -Tlint -W warning $(MANS)
@@ -174,4 +194,4 @@ check: test manlint
 clean:
 	rm -f lib/*/*.o lib/*.a kernels/*.o $(PROGS) $(UNIT) $(HELPERS)
 
-.PHONY: all deps test demo manlint check clean
+.PHONY: all deps deps-build test demo install manlint check clean

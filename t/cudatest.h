@@ -1,7 +1,8 @@
 /*
- * cudatest.h: what the kernel tests (t9xxx) share, header only: the skip
- * when there is no GPU, random inputs, random weights of every form, and a
- * comparison that reports max abs error, NMSE and the first mismatches.
+ * cudatest.h: what the kernel tests (t/unit/cuda-*.c) share, header only:
+ * the skip when there is no GPU, random inputs, random weights of every
+ * form, and a comparison that reports max abs error, NMSE and the first
+ * mismatches.
  */
 #ifndef TF_CUDATEST_H
 #define TF_CUDATEST_H

@@ -1,6 +1,6 @@
 /*
  * gdnref.h: the Gated DeltaNet delta rule in float64, token by token, as
- * qwen35-spec 3.7 states it: the reference the CPU forms and the GPU
+ * transformers' torch_recurrent_gated_delta_rule runs it: the reference the CPU forms and the GPU
  * kernels of the rule are held to.
  *
  * Value head h reads key head h / (Hv / Hk). Token t's q heads, k heads

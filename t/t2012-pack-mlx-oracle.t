@@ -25,7 +25,8 @@ done
 # logits: mlx-lm runs in fp32 here (scales, biases and norms widened, which
 # is exact), as tf-run does, so what is left is the two engines' own fp32
 # arithmetic: summation orders, fused kernels, and mlx-lm's q/k l2norm eps
-# (spec 3.11). That is a few hundred fp32 ulps of logits of size ~10, well
+# (mlx-lm adds 1e-6 to the mean of the squares, transformers to their sum).
+# That is a few hundred fp32 ulps of logits of size ~10, well
 # under 1e-4; a wrong code, scale or bias moves logits by orders more. The
 # top-1 id must agree at every position.
 compare() {

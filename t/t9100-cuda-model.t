@@ -88,8 +88,9 @@ done
 
 # the SwiGLU product writing down's inputs as their int16 form, as it does
 # on the 9B (forced: the small models' few tiles would not pay for it).
-# Its codes and scales are those down makes from the floats (t9003), its
-# sums in another order, so its steps are not the float path's bits
+# Its codes and scales are those down makes from the floats
+# (t/unit/cuda-gemv-q16-inputs.c), its sums in another order, so its steps
+# are not the float path's bits
 for name in q4 sign1; do
 	test_expect "$name bundle, SwiGLU outputs int16: windows of 16 rows bit-identical to steps, not to the float path's" "
 		TF_CUDA_SWIGLU16=1 tf-run --device cuda --mode step $name.tfb ids.b >gs16.$name &&

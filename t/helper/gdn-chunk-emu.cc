@@ -12,8 +12,9 @@
  *
  * Checks, for the shapes the kernel takes (Dk 32, 64, 128; 32- and
  * 64-column blocks), 1 to 130 tokens, value/key head ratios 1 to 3: outputs
- * and final state against a float64 recurrence with t9002's bounds (max
- * error 1e-4 of the largest value, NMSE 1e-9), and the same bits under
+ * and final state against a float64 recurrence with the bounds of
+ * t/unit/cuda-ops.c (max error 1e-4 of the largest value, NMSE 1e-9), and
+ * the same bits under
  * every schedule.
  */
 #include <math.h>

@@ -2,7 +2,7 @@
  * gdn-chunk-model: kernels/gdn_chunk.cu's steps in plain C, with each
  * tensor-core operand rounded as the kernel rounds it, against a float64
  * recurrence; the figures behind the kernel's choice of precision and
- * t9002's tolerance.
+ * t/unit/cuda-ops.c's tolerance.
  *
  *   t/helper/gdn-chunk-model
  *

@@ -1,4 +1,4 @@
-/* t0002-ids: token ids as text lines and as ids records */
+/* ids: token ids as text lines and as ids records */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,7 +168,7 @@ int main(void)
 		tf_seq *v = NULL;
 		long k;
 
-		snprintf(path, sizeof path, "%s/t0002-ids.XXXXXX", dir);
+		snprintf(path, sizeof path, "%s/ids.XXXXXX", dir);
 		fd = mkstemp(path);
 		ok(fd >= 0 && write(fd, text, sizeof text - 1) == (ssize_t)sizeof text - 1, "temp file");
 		close(fd);

@@ -1,4 +1,4 @@
-/* t9005-steps-loop: decode steps looped on the device (tf_decoder_generate)
+/* cuda-steps-loop: decode steps looped on the device (tf_decoder_generate)
  * against one step a launch on shakespeare-q35: the same greedy and sampled
  * ids across loops of every length, the sampler moved on by the steps taken,
  * a loop ended by an end id taking exactly the steps up to it (the next

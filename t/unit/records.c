@@ -1,4 +1,4 @@
-/* t0001-records: tf-records(5) reading and writing, good and damaged */
+/* records: tf-records(5) reading and writing, good and damaged */
 #include <stdlib.h>
 #include <string.h>
 

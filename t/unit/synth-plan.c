@@ -1,5 +1,5 @@
 /*
- * t2003-synth-plan: --synth makes the tensors a real geometry has. The
+ * synth-plan: --synth makes the tensors a real geometry has. The
  * shapes of the 9B and 27B geometries (model/geometry.c) against those of
  * the published checkpoints (copied below), and their tensor counts (27B:
  * 48 DeltaNet layers of 14 tensors, 16 attention layers of 11, and the

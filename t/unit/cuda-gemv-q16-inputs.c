@@ -1,4 +1,4 @@
-/* t9003-gemv-q16-inputs: the int16-input decode products making their own
+/* cuda-gemv-q16-inputs: the int16-input decode products making their own
  * inputs from f32 rows in the same launch (RMSNorm of the row, gated
  * RMSNorm per head, the rows as they are) or norming a split input's heads,
  * and the SwiGLU output (as f32, or as the int16 form the next product

@@ -1,6 +1,8 @@
 /*
- * t2001-codes: the MLX bit packing of qwen35-spec section 5.4, its test
- * vectors, and pack/unpack round trips for every bits value and group.
+ * codes: the MLX bit packing (a row's codes as one LSB-first bit stream,
+ * code j in stream bits [j B, j B + B), stream bit s in bit s mod 32 of
+ * word s / 32, as mlx's quantize and extract_bits lay them), known words,
+ * and pack/unpack round trips for every bits value and group.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@ int main(void)
 	uint8_t q[64];
 	int b;
 
-	/* spec 5.4 test vectors */
+	/* words worked out by hand from the layout above */
 	for (int i = 0; i < 8; i++)
 		q[i] = i;
 	ok(vec(4, q, 8, (uint32_t[]){ 0x76543210 }, 1), "B=4: codes 0..7 -> 0x76543210");
@@ -38,7 +40,7 @@ int main(void)
 	for (int i = 0; i < 32; i++)
 		q[i] = i;
 	ok(vec(5, q, 32, (uint32_t[]){ 0x8A418820, 0xC5A92839, 0xCA307B9A, 0x38BDAB49, 0xFFBBCDEB }, 5),
-	   "B=5: codes 0..31 -> the five words of the spec");
+	   "B=5: codes 0..31 -> their five words");
 	for (int i = 0; i < 16; i++)
 		q[i] = i;
 	ok(vec(6, q, 16, (uint32_t[]){ 0x440C2040, 0xA2481C61, 0x3CE34C2C }, 3),

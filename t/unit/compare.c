@@ -1,4 +1,4 @@
-/* t6050-compare: tf-gate's per-row figures on rows with known answers */
+/* compare: tf-gate's per-row figures on rows with known answers */
 #include <math.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /*
- * t3010-gdn-chunked: the CPU delta rule in chunks of 64 (prompt mode, spec
- * 3.7) against the same rule token by token and against a float64
+ * gdn-chunked: the CPU delta rule in chunks of 64 (prompt mode, as
+ * transformers' torch_chunk_gated_delta_rule) against the same rule token by token and against a float64
  * recurrence, on realistic gates (exp(g) in (0, 1), beta in (0, 1), q and k
  * L2-normed as tf_deltanet leaves them) from a nonzero state, for lengths
  * around the chunk size and value/key head ratios 1, 2 and 3: the outputs

@@ -1,5 +1,5 @@
 /*
- * t2004-mm-kernels: the affine and sign1 kernels give, bit for bit, what
+ * mm-kernels: the affine and sign1 kernels give, bit for bit, what
  * dequantizing each row and summing with tf_dot gives (tf_matmul_generic),
  * for every bits value, group and scale dtype, odd shapes, unaligned data,
  * and any number of input rows; a row computed inside a batch equals the

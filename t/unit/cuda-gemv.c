@@ -1,4 +1,4 @@
-/* t9001-gemv: decode products on the GPU against the CPU's tf_matmul, every
+/* cuda-gemv: decode products on the GPU against the CPU's tf_matmul, every
  * weight form, odd shapes, 1..17 input rows; windows bit-identical to rows
  * alone; the accumulate (residual) mode */
 #include "cpu/matmul.h"

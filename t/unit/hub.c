@@ -1,4 +1,4 @@
-/* t1000-hub: cache paths, name checks, etags, links, filters and digests of the hub library */
+/* hub: cache paths, name checks, etags, links, filters and digests of the hub library */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "hub/hubsum.h"
 #include "tap.h"
 
-static char tmp[] = "/tmp/t1000-hub.XXXXXX";
+static char tmp[] = "/tmp/hub.XXXXXX";
 
 static int str_is(char *got, const char *want)
 {

@@ -1,5 +1,5 @@
 /*
- * t7000-tok-parts: the tokenizer's pieces against simple references.
+ * tok-parts: the tokenizer's pieces against simple references.
  *
  * UTF-8 validation against utf8proc's decoder; the stream writer on random
  * cuts of random bytes; BPE merging against the textbook loop (merge the

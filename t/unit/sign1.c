@@ -1,5 +1,5 @@
 /*
- * t2002-sign1: exact 1-bit repack. Binary tensors (every group of 128 is
+ * sign1: exact 1-bit repack. Binary tensors (every group of 128 is
  * {-s, +s}) repack with zero error in every float dtype; one changed
  * magnitude, a NaN, or a width that is not a multiple of 128 is refused and
  * the first offending element named.

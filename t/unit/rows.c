@@ -1,4 +1,4 @@
-/* t0003-rows: logits streams read a row at a time (records, bare float32) */
+/* rows: logits streams read a row at a time (records, bare float32) */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,7 +66,7 @@ int main(void)
 	FILE *f;
 	int fd;
 
-	snprintf(path, sizeof path, "%s/t0003-rows.XXXXXX", dir);
+	snprintf(path, sizeof path, "%s/rows.XXXXXX", dir);
 	fd = mkstemp(path);
 	if (fd < 0)
 		return 1;

@@ -1,4 +1,4 @@
-/* t9004-draw: top-k and top-p draws on the device against tf_sample on the
+/* cuda-draw: top-k and top-p draws on the device against tf_sample on the
  * same logits and uniform numbers: 200 rows of up to 248320 ids at
  * temperatures 0.2 to 8, k from 1 to V - 1, p from 0 to 0.999, with runs of
  * equal probabilities, -inf logits and rows of one value; the same draw

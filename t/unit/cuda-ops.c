@@ -1,4 +1,4 @@
-/* t9002-ops: every GPU kernel besides the decode product against the CPU
+/* cuda-ops: every GPU kernel besides the decode product against the CPU
  * code or a float64 reference, on odd shapes; rows computed alone and in
  * windows bit-identical where the kernel promises it */
 #include "cpu/matmul.h"
