@@ -8,7 +8,8 @@
 extern "C" {
 #endif
 
-/* y (2, n, I) split = silu(g) * u, the SwiGLU gate (spec 3.9), with
+/* y (2, n, I) split = silu(g) * u, the SwiGLU gate (transformers'
+ * Qwen3_5MLP), with
  * token t's g at gu + t * ld and its u at gu + t * ld + I */
 int tf_cuda_swiglu(const float *gu, int64_t ld, int n, int64_t I, uint16_t *y);
 /* y (2, n) split = x (common.cuh): x to the form products take */

@@ -52,14 +52,10 @@ static __device__ __forceinline__ void online(float dot, const float *vr, int pe
  * order. A context of one chunk is block 0's alone, written directly. The
  * chunks, and so every sum, depend on the position only, never on the
  * window. Why: one block a (token, head) keeps as few multiprocessors busy
- * as there are heads (16 on the 9B), and at depth 4096 that left decode
- * attention at some 0.5 TB/s.
+ * as there are heads (16 on the 9B), far too few to stream a deep cache.
  */
 /* EXACT: D is exactly P floats a lane (a power of two from 64 to 512), so
- * every test of a lane's index against it folds away. In one build with
- * this and attn_prep's (rope.cu) against TF_ATTN_EXACT=0, tg128 on the 9B
- * 4-bit 650.5 to 650.9 tokens/s against 648.4 to 649.1, 27B 4-bit 193.7
- * to 193.8 against 193.4 to 193.5. */
+ * every test of a lane's index against it folds away. */
 template <int P, int R, bool EXACT>
 __global__ void __launch_bounds__(AW * WARP)
 attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restrict__ kc, const float *__restrict__ vc,
@@ -73,9 +69,8 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 	/* the position is on the device before the pass's first kernel
 	 * (attn.cuh), and the cache rows before it are earlier passes': while
 	 * the kernel before runs, the rows of this warp's first two trips go
-	 * from memory (a token's weights stream through L2) to L2. Every row of
-	 * a block's first chunk measured slower at depth 4096 (515 against 522
-	 * tokens/s on the 9B 4-bit), for a gain of 1% at tg128. */
+	 * from memory (a token's weights stream through L2) to L2 (every row
+	 * of a block's first chunk measured slower at depth 4096) */
 	const int64_t p0 = *pos, len = p0 + t + 1;
 	const bool alone = S == 1 || len <= CHUNK;
 	if (alone && b)
@@ -105,8 +100,9 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 	const float gt = threadIdx.x < D ? gate[threadIdx.x] : 0.0f;
 	/* rows s, s + AW, ... s + (R-1) AW at once: their loads and sums are
 	 * in flight together, then the state takes them in order, as it would
-	 * one by one (so R changes no result). Measured on the 9B 4-bit at
-	 * depth 4096: 161 tokens/s one row at a time, 351 two, 374 four. */
+	 * one by one (so R changes no result); one row at a time, a warp's
+	 * rows were a chain of trips to L2, at less than half the speed at
+	 * depth 4096. */
 	for (int64_t c0 = alone ? 0 : (int64_t)b * CHUNK; c0 < len; c0 += alone ? len : (int64_t)S * CHUNK)
 	for (int64_t s = c0 + warp, end = alone || c0 + CHUNK > len ? len : c0 + CHUNK; s < end; s += R * AW) {
 		float kr[R][P], vr[R][P], d[R];
@@ -148,9 +144,8 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 	__syncthreads();
 
 	/* merge the warps' softmax states in warp order, each warp's factor
-	 * exp(m - M) made once: every thread made all 16 for L and again for
-	 * each of its columns, the same values (see rope.cu for what this and
-	 * the prep kernel's change measured) */
+	 * exp(m - M) made once, not by every thread for L and again for each
+	 * of its columns (the same values) */
 	float M = sm[0];
 	for (int w = 1; w < AW; w++)
 		M = fmaxf(M, sm[w]);
@@ -212,19 +207,12 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 	}
 }
 
-int tf_cuda_attn_exact(void)
-{
-	static int off = -1;
-
-	return !tf_env_off_once("TF_ATTN_EXACT", &off);
-}
-
 /* attn_decode for P floats a lane (per of them used), R rows at once */
 template <int P, int R>
 static int launch_p(unsigned grid, int per, const float *qg, int64_t qstride, const float *kc, const float *vc,
 		    const int64_t *pos, int Hq, int Hkv, int D, uint16_t *out, float *part, unsigned *count, int S)
 {
-	if (per == P && tf_cuda_attn_exact())
+	if (per == P)
 		LAUNCH((attn_decode<P, R, true>), grid, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out, part, count,
 		       S);
 	else

@@ -1,4 +1,12 @@
-/* attn.cuh: causal gated attention over a KV cache, grouped KV heads */
+/*
+ * attn.cuh: causal gated attention over a KV cache, grouped KV heads.
+ *
+ * Tried and slower in the decode kernel (attn.cu):
+ * - one cache row at a time a warp (its rows then a chain of trips to L2);
+ * - one block a (token, head) at any depth, not split over TF_ATTN_SPLIT;
+ * - every row of a block's first chunk sent to L2 before the wait;
+ * - the kernels for heads of any size taking heads of 64 to 512 as well.
+ */
 #ifndef TF_ATTN_CUH
 #define TF_ATTN_CUH
 
@@ -26,7 +34,8 @@ typedef struct tf_attn_scratch {
  * that the kernel reads it before its wait for the kernel before it,
  * kernels/common.cuh): query head h of token t attends to cache rows 0 ..
  * *pos + t of KV head h / (Hq / Hkv) with scale 1/sqrt(D), softmax in fp32,
- * and the result is gated by sigmoid(gate) (qwen35-spec 3.4).
+ * and the result is gated by sigmoid(gate) (transformers'
+ * Qwen3_5Attention.forward).
  *   qg  (n, Hq, 2, D)  query (normed, rotated), then gate, per head; token
  *                      t's at qg + t * qstride
  *   kc, vc (cap, Hkv, D) the layer's cache
@@ -38,11 +47,6 @@ typedef struct tf_attn_scratch {
  * sequence's scratch for splitting a long context (or NULL). */
 int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
 		      int n, int Hq, int Hkv, int D, uint16_t *out, const tf_attn_scratch *sc);
-
-/* whether heads of 64, 128, 256 (and for attention 512) take the decode
- * kernels built for their size (attention and its prep kernel);
- * TF_ATTN_EXACT=0: never (for comparison: the same outputs, slower) */
-int tf_cuda_attn_exact(void);
 
 int tf_cuda_attn_scratch_init(tf_attn_scratch *sc, int heads, int dim);
 void tf_cuda_attn_scratch_free(tf_attn_scratch *sc);

@@ -55,7 +55,7 @@ int tf_cuda_sms(void);
  * first kernel) can be loaded before it, which hides the gap between
  * kernels, and lines can be sent to L2 (prefetch_l2) whatever wrote them.
  * pdl_trigger() lets the next kernel launch. Both are no-ops for a
- * kernel launched without the attribute. TF_CUDA_PDL=0 turns it off.
+ * kernel launched without the attribute.
  */
 static __device__ __forceinline__ void pdl_wait(void)
 {
@@ -67,8 +67,6 @@ static __device__ __forceinline__ void pdl_trigger(void)
 	asm volatile("griddepcontrol.launch_dependents;");
 }
 
-int tf_cuda_pdl(void);
-
 /*
  * "This block is done" for a last-block-to-arrive count: an add with
  * release semantics at GPU scope (atom.release.gpu), so the thread's
@@ -76,11 +74,9 @@ int tf_cuda_pdl(void);
  * ordered before it. __threadfence() before a relaxed atomicAdd orders
  * the same at more cost: it is a sequentially consistent fence
  * (MEMBAR.SC.GPU, and an L1 invalidate), where release is MEMBAR.ALL.GPU.
- * gdn_win's count is on the critical path once a layer: with no fence at
- * all (not kept: its reads of the old conv state would then not be
- * ordered before the count) the 9B 4-bit decoded 603.3 to 604.1 tokens/s
- * against 596.7 to 601.0 with __threadfence(); with this add, in another
- * run, 602.4 to 604.0 against 601.0 to 603.3.
+ * gdn_win's count is on the critical path once a layer, where the lighter
+ * fence measured faster. No fence at all would not do: the block's reads
+ * of the old conv state would then not be ordered before the count.
  */
 static __device__ __forceinline__ unsigned atomic_add_release(unsigned *p, unsigned v)
 {
@@ -113,12 +109,10 @@ static cudaError_t launch_k(void (*k)(KArgs...), dim3 grid, dim3 block, size_t s
 	cfg.blockDim = block;
 	cfg.dynamicSmemBytes = smem;
 	cfg.stream = tf_cuda_stream_get();
-	if (tf_cuda_pdl()) {
-		at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-		at[0].val.programmaticStreamSerializationAllowed = 1;
-		cfg.attrs = at;
-		cfg.numAttrs = 1;
-	}
+	at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+	at[0].val.programmaticStreamSerializationAllowed = 1;
+	cfg.attrs = at;
+	cfg.numAttrs = 1;
 	return cudaLaunchKernelEx(&cfg, k, static_cast<KArgs>(args)...);
 }
 
@@ -149,10 +143,10 @@ static __device__ __forceinline__ uint16_t f2bf(float f)
 /* The int16 form's factors for a block whose largest magnitude is m > 0:
  * 32767 times the correctly rounded 1/m, and m times the float nearest
  * 1/32767. IEEE divisions, each a call to a routine with a slow path, cost
- * 0.4 us a kernel in a chain of 170 staging a normed 4096-column row on
- * the H200 (2.44 against 2.03 us); these are a reciprocal and a multiply,
- * and the host makes the same bits (t/cudatest.h). |v| <= m gives codes
- * within +-32767: m fl(1/m) is within 2^-24 of 1. */
+ * a sixth of the time of a kernel staging a normed 4096-column row; these
+ * are a reciprocal and a multiply, and the host makes the same bits
+ * (t/cudatest.h). |v| <= m gives codes within +-32767: m fl(1/m) is
+ * within 2^-24 of 1. */
 static __host__ __device__ __forceinline__ float q16_inv(float m)
 {
 #ifdef __CUDA_ARCH__
@@ -250,7 +244,8 @@ static __device__ __forceinline__ float load_scalar(const void *p, int sdtype, i
 	return ((const float *)p)[i];
 }
 
-/* code j of a row of B-bit codes, LSB-first across 32-bit words (spec 5.4) */
+/* code j of a row of B-bit codes, LSB-first across 32-bit words (as MLX
+ * packs them: bits j*B .. j*B + B - 1 of the row) */
 static __device__ __forceinline__ uint32_t code_at(const uint32_t *row, int64_t j, int bits)
 {
 	int64_t bit = j * bits;

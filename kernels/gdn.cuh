@@ -1,4 +1,5 @@
-/* gdn.cuh: Gated DeltaNet on the GPU (qwen35-spec 3.6, 3.7) */
+/* gdn.cuh: Gated DeltaNet on the GPU (transformers'
+ * Qwen3_5GatedDeltaNet.forward) */
 #ifndef TF_GDN_CUH
 #define TF_GDN_CUH
 

@@ -1,6 +1,6 @@
 /*
  * gdn_chunk.cu: the delta rule of a prompt pass, 64 tokens at a time
- * (qwen35-spec 3.7), on the tensor cores.
+ * (transformers' torch_chunk_gated_delta_rule), on the tensor cores.
  *
  * Per chunk of CH = 64 tokens (rows i, j), entering state S (Dk x Dv), with
  * gam the running sum of g over the chunk and Dec[i][j] = exp(gam_i - gam_j):

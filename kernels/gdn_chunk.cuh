@@ -1,5 +1,5 @@
 /* gdn_chunk.cuh: the Gated DeltaNet delta rule of a prompt pass in chunks of
- * 64 tokens on the tensor cores (qwen35-spec 3.7) */
+ * 64 tokens on the tensor cores (transformers' torch_chunk_gated_delta_rule) */
 #ifndef TF_GDN_CHUNK_CUH
 #define TF_GDN_CHUNK_CUH
 

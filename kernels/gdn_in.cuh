@@ -1,5 +1,6 @@
 /* gdn_in.cuh: the inputs of the Gated DeltaNet recurrence for a decode
- * window in one launch (qwen35-spec 3.6 steps 2-4) */
+ * window in one launch: the conv, the q and k norms and the gates of
+ * transformers' Qwen3_5GatedDeltaNet.forward */
 #ifndef TF_GDN_IN_CUH
 #define TF_GDN_IN_CUH
 

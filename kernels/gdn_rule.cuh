@@ -23,17 +23,13 @@
  * the default policy the state's lines were gone by then: its stores went
  * back to memory and its loads came from there. Its loads and stores carry
  * an L2 evict_last policy, so the weights' lines, each used once, leave
- * first. tg128 against the build without it (the same products), two runs
- * each: 9B 4-bit 627.7 and 628.2 against 621.3 and 621.5 tokens/s, 27B
- * 4-bit (144 MiB of state) 185.8 and 186.0 against 185.1 and 185.2.
- * A state read as zeros and never written (the logits meaningless) gave
- * the 9B 621.7 and 623.0 against 612.2 and 612.5 in another build: the most
- * that keeping the state anywhere could gain. Not the stores alone: with
- * the policy on the loads only, or the stores only, the 9B gained as much.
- * A policy for a part of the lines (createpolicy's fraction 0.5 or 0.8), or
- * a persisting set-aside of L2 (37.5 MiB, the most the H200 allows) for the
- * state, measured slower: the set-aside alone took the 9B from 612 to 563,
- * the weights' streaming wants the whole of L2.
+ * first. The policy on the loads only, or on the stores only, gains as
+ * much as on both.
+ *
+ * Tried and slower:
+ * - a policy for a part of the lines (createpolicy's fraction 0.5 or 0.8);
+ * - a persisting set-aside of L2 for the state (37.5 MiB, the most the H200
+ *   allows): the weights' streaming wants the whole of L2.
  */
 static __device__ __forceinline__ uint64_t l2_keep(void)
 {

@@ -19,9 +19,7 @@
  * outputs, once the delta rule is done. The product takes the head's norm
  * from the four blocks' sums of squares, which this block cannot see: so
  * the output projection stages 8 KB of codes in place of norming 32 KB of
- * floats in every one of its blocks. tg128 on the 9B 4-bit 613.5 to 620.6
- * tokens/s against 610.4 to 610.6 without (TF_CUDA_GNORM16=0, the same
- * build), 27B 4-bit 183.3 to 183.8 against 179.8 to 180.2.
+ * floats in every one of its blocks.
  *
  * The conv state of a v channel has one block, which writes it at the end.
  * The q and k channels of a key head are read by all its blocks: each

@@ -1,5 +1,6 @@
-/* gdn_win.cuh: a decode window of Gated DeltaNet in one launch (qwen35-spec
- * 3.6 steps 2-5): the conv, the gates, the q and k norms and the delta rule */
+/* gdn_win.cuh: a decode window of Gated DeltaNet in one launch: the conv,
+ * the gates, the q and k norms and the delta rule (transformers'
+ * Qwen3_5GatedDeltaNet.forward with torch_recurrent_gated_delta_rule) */
 #ifndef TF_GDN_WIN_CUH
 #define TF_GDN_WIN_CUH
 

@@ -40,7 +40,6 @@
 #include <stdlib.h>
 
 #include "common.cuh"
-#include "base/env.h"
 #include "gemv.cuh"
 #include "gemv_q16.cuh"
 #include "mma.cuh"
@@ -170,8 +169,9 @@ template <int KIND, int BITS> struct unit_regs {
 	uint32_t sb0[U::UNIT / 32], sb1[U::UNIT / 32]; /* per sub-block: bf16 scale | bias << 16 */
 };
 
-/* issues every load of unit u (weights streaming, scales cached); the
- * registers fill while the previous unit computes */
+/* issues every load of unit u (weights streaming, scales cached), once
+ * the unit before is summed: the other warps of the multiprocessor cover
+ * their trip */
 template <int KIND, int BITS>
 static __device__ __forceinline__ void load_unit(unit_regs<KIND, BITS> &R, int u, bool uv, int r0, int r1,
 						 int rows, const uint4 *w0p, const uint4 *w1p,
@@ -296,8 +296,18 @@ static __device__ __forceinline__ void warps_store(float (&acc)[NT][4], float (*
 		}
 }
 
-template <int KIND, int BITS, int NT, bool DBUF>
-__global__ void __launch_bounds__(SMAX * WARP, DBUF || NT == 2 ? 1 : 2)
+/* two units in registers at once (the next one loading while this one
+ * computes) for 16-bit float weights: their second unit in flight gains
+ * more than the second block a multiprocessor it costs; the quantized
+ * forms, whose units need more registers to expand, keep the two blocks */
+template <int KIND, int BITS>
+static __host__ __device__ constexpr bool double_buffered(void)
+{
+	return KIND == K_BF16;
+}
+
+template <int KIND, int BITS, int NT>
+__global__ void __launch_bounds__(SMAX * WARP, double_buffered<KIND, BITS>() || NT == 2 ? 1 : 2)
 gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's layout */
 	 const uint16_t *__restrict__ scales,   /* (rows, cols/group) bf16 */
 	 const uint16_t *__restrict__ biases,   /* (rows, cols/group) bf16 */
@@ -309,9 +319,7 @@ gemv_mma(const void *__restrict__ wdata,        /* (rows, cols) in the form's la
 	 int64_t ldy, int accumulate)
 {
 	typedef unit_shape<KIND, BITS> U;
-	/* two units in registers at once (the next one loading while this one
-	 * computes) where the registers allow: up to 4 vectors a row */
-	constexpr bool DB = DBUF && U::NV <= 4;
+	constexpr bool DB = double_buffered<KIND, BITS>();
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarp = blockDim.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
 	const int r0 = blockIdx.x * 16 + g, r1 = r0 + 8;
@@ -402,17 +410,10 @@ __global__ void gemv_any(tf_weight w, const uint16_t *__restrict__ x, const uint
 typedef void (*gemv_fn)(const void *, const uint16_t *, const uint16_t *, int, int, int,
 			const uint16_t *, const uint16_t *, int, float *, int64_t, int);
 
-/* TF_GEMV_DBUF=1 turns the double-buffered units on (for measuring) */
-static int dbuf = -1;       /* measured: the single buffer is faster (more warps a multiprocessor) */
-
 template <int KIND, int BITS>
 static gemv_fn pick_nt(int n)
 {
-	if (dbuf < 0)
-		dbuf = tf_env_on("TF_GEMV_DBUF");
-	if (dbuf)
-		return n <= 8 ? gemv_mma<KIND, BITS, 1, true> : gemv_mma<KIND, BITS, 2, true>;
-	return n <= 8 ? gemv_mma<KIND, BITS, 1, false> : gemv_mma<KIND, BITS, 2, false>;
+	return n <= 8 ? gemv_mma<KIND, BITS, 1> : gemv_mma<KIND, BITS, 2>;
 }
 
 /* the tensor-core kernel for w, or NULL where only gemv_any applies */

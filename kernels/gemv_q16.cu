@@ -50,17 +50,12 @@ __global__ void __launch_bounds__(Q16_WARPS * WARP, 1) gemv_q16(const __grid_con
 	 * at least, and their scales) on their way to L2 while the kernel
 	 * before this one finishes and the inputs are staged. The copies also
 	 * take bandwidth from the kernel still running, which measured a loss
-	 * where wider tiles went whole. tg128 in tokens/s with whole tiles
-	 * always, never, and only those of at most 64 KiB: 9B 4-bit (tiles of
-	 * 64 KiB, down's 192) 526.4, 520.9, 528.1; 27B 4-bit (80 KiB, down's
-	 * 272) 157.8, 161.3, 161.6. The first 64 KiB of every tile against
-	 * whole tiles of at most 64 KiB: 572.4 against 569.4 and 171.5 against
-	 * 169.3. */
+	 * where wider tiles went whole. */
 	constexpr int ROWBYTES = 64 * 1024 / (Q16_WARPS * RPW), CB = F::CC * F::BITS / 8;
 	const int nch = op.cols / F::CC;
 	const int nchp = ROWBYTES / CB < 1 ? 1 : ROWBYTES / CB < nch ? ROWBYTES / CB : nch;
 	/* (past the first lane step where q16_run loads that itself) */
-	const int ch0 = q16_loads_first<F, NB>(op) ? WARP * q16_u<F, NB>() : 0;
+	const int ch0 = q16_holds<F, NB>() ? WARP * q16_u<F, NB>() : 0;
 	prefetch_tile<F, G, RPW, SWI>(op.wdata, op.scales, op.biases, op.rows, op.cols, tile_of(0, QO), ch0, nchp);
 	/* pdl_wait is in the staging, after the loads of the norm factors */
 	q16_run<F, G, RPW, NB, SWI, QO, STEPS>(op);
@@ -122,8 +117,7 @@ static cudaError_t each_form(V &v)
 /* rows a warp takes: two once there are a warp's worth of rows for every
  * warp of the device (and always for SwiGLU pairs). A 4096-row product is
  * then one tile a block on 128 blocks rather than two tiles a block on
- * 132, which measured faster (464.9 against 448.0 tokens/s on the 9B
- * 4-bit step). */
+ * 132, which measured faster. */
 static int q16_rpw(int rows, int swi)
 {
 	return swi || rows >= tf_cuda_sms() * Q16_WARPS ? 2 : 1;
@@ -185,40 +179,10 @@ static q16_src q16_src_of(const tf_q16_in *in, int n, int i, int64_t c)
 	return s;
 }
 
-/* whether the kernels load their first lane step of weights before the
- * wait for the kernel before; TF_Q16_PRE=0 leaves it to the staging's end
- * (for comparison) */
-static int q16_pre(void)
-{
-	static int off = -1;
-
-	return !tf_env_off_once("TF_Q16_PRE", &off);
-}
-
-/* whether the kernels load lane steps of whole chunks without a check
- * a chunk (gemv_q16_body.cuh, q16_load); TF_Q16_WHOLE=0 never (for
- * comparison) */
-static int q16_whole(void)
-{
-	static int off = -1;
-
-	return !tf_env_off_once("TF_Q16_WHOLE", &off);
-}
-
-/* whether one-row passes take kernels built for how their lane steps meet
- * the end of the rows (q16_load); TF_Q16_STEPS=0: kernels that ask at
- * every step (for comparison) */
-static int q16_steps(void)
-{
-	static int off = -1;
-
-	return !tf_env_off_once("TF_Q16_STEPS", &off);
-}
-
 static q16_op q16_op_of(const tf_weight *w, const q16_src &s, int n, float *y, int64_t ldy, int epi)
 {
 	return q16_op{ (const uint8_t *)w->data, (const uint16_t *)w->scales, (const uint16_t *)w->biases,
-		       (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0, q16_pre(), q16_whole() };
+		       (int)w->rows, (int)w->cols, s, n, y, ldy, epi == TF_Q16_ACC, NULL, NULL, NULL, 0 };
 }
 
 typedef void (*q16_fn)(const q16_op);
@@ -240,7 +204,7 @@ struct picker {
 	template <class F>
 	int steps(void)
 	{
-		if (!q16_whole_form<F, 1>() || !q16_whole() || !q16_steps() || cols % (WARP * F::CC))
+		if (!q16_whole_form<F, 1>() || cols % (WARP * F::CC))
 			return Q16_STEPS_ANY;
 		return cols % (WARP * F::U * F::CC) ? Q16_STEPS_CHUNKS : Q16_STEPS_WHOLE;
 	}
@@ -383,7 +347,7 @@ int tf_cuda_gemv_q16_swiglu16_pays(const tf_weight *w)
 {
 	/* pairs of tiles must not leave the busiest block more tiles: the
 	 * 27B's 1088 tiles are 9 rounds of 132 blocks, its 544 pairs 10
-	 * tiles' worth (168.3 against 173.2 tokens/s) */
+	 * tiles' worth, which measured slower */
 	return tf_cuda_gemv_q16_swiglu16_takes(w) && q16_rounds((int)w->rows, 1, 1) <= q16_rounds((int)w->rows, 1, 0);
 }
 

@@ -11,6 +11,18 @@
  *
  * Rows are independent as in gemv.cuh: the sums for input row i read only
  * row i and are taken in an order neither n nor the grid changes.
+ *
+ * Tried and slower (gemv_q16.cu, gemv_q16_body.cuh, gemv_q16_forms.cuh):
+ * - two blocks of 8 warps a multiprocessor, not one of 16;
+ * - the first lane step loaded after the wait for the kernel before;
+ * - a second lane step, or each next tile's first chunks, sent to L2;
+ * - the whole of a tile sent to L2 where it passes 64 KiB;
+ * - every chunk of a lane step checked against the row's end, and
+ *   one-row passes asking at every step, where the row's steps are whole;
+ * - tiled forms, four lanes a block each scaling its share (4-bit, 2-bit,
+ *   sign1);
+ * - SwiGLU's int16 outputs made by the last warp of a pair to finish,
+ *   counted in shared memory.
  */
 #ifndef TF_GEMV_Q16_CUH
 #define TF_GEMV_Q16_CUH

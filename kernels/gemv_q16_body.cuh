@@ -28,15 +28,11 @@ struct q16_op {
 	int16_t *yq;
 	float *yd, *ys;
 	int64_t ldq;
-	int pre;                        /* load the first lane step before the wait (TF_Q16_PRE) */
-	int whole;                      /* lane steps of whole chunks with load_lane_full (TF_Q16_WHOLE) */
 };
 
 /* One block of 16 warps a multiprocessor, not two of 8: every block stages
  * (and norms) the whole input, so one block a multiprocessor does that work
- * once there, with twice the threads. Measured on the 9B 4-bit step: 456.7
- * against 405.6 tokens/s, the products alone 74.6% of the roofline against
- * 69.1%. */
+ * once there, with twice the threads. */
 #define Q16_WARPS 16            /* warps a block */
 #define Q16_SMEM (200 * 1024)   /* shared memory a block may take */
 static_assert(Q16_RED == Q16_WARPS, "a row's shares of its sum of squares are the block's warps'");
@@ -106,15 +102,6 @@ static __host__ __device__ constexpr bool q16_holds(void)
 	return NB == 1 && F::WORDS % 4 == 0;
 }
 
-/* whether this launch's warps load their first lane step before the wait:
- * where the form holds it and TF_Q16_PRE allows (prefetch_tile's start and
- * q16_run must agree) */
-template <class F, int NB>
-static __device__ __forceinline__ bool q16_loads_first(const q16_op &op)
-{
-	return q16_holds<F, NB>() && op.pre;
-}
-
 /* the block's k-th tile, or past the last: every gridDim.x-th from the
  * block's own; paired (SWI with int16 outputs), two at a time, tiles 2s
  * and 2s + 1 of s = blockIdx.x, + gridDim.x, ..., the 32 pairs of output
@@ -140,9 +127,8 @@ static __device__ __forceinline__ int tile_row(int tile, int warp, int r, int ro
 }
 
 /* chunks ch0 .. nchp - 1 of the rows of this warp in tile `tile` and the
- * scales (biases) of the first nchp, into L2 (only the first tile:
- * prefetching each next tile as well measured slower, 2.50 against 2.72
- * TB/s on the 9B 4-bit products) */
+ * scales (biases) of the first nchp, into L2 (only the first tile: each
+ * next tile's as well measured slower) */
 template <class F, int G, int RPW, bool SWI>
 static __device__ __forceinline__ void prefetch_tile(const uint8_t *wdata, const uint16_t *scales,
 						     const uint16_t *biases, int rows, int cols, int tile, int ch0, int nchp)
@@ -277,8 +263,7 @@ static __device__ __forceinline__ void load_lane_full(const uint8_t *__restrict_
 
 /* whether the passes of form F with NB input rows take load_lane_full:
  * those of one row of the 16-byte forms (q16_holds), but sign1, whose
- * products are bound by their sums and measured 0.5% slower with it (27B
- * sign1 tg128 215.0 against 216.1 tokens/s) */
+ * products are bound by their sums and measured slower with it */
 template <class F, int NB>
 static __host__ __device__ constexpr bool q16_whole_form(void)
 {
@@ -299,10 +284,6 @@ static __host__ __device__ constexpr bool q16_whole_form(void)
  * schedules as a whole, and the fallback's loads are not in the kernel at
  * all. Built for one input row where q16_whole_form says so; passes of
  * several rows (windows) take Q16_STEPS_ANY, the same sums.
- * In one build, tg128 on the 9B 4-bit 648.4 to 648.6 tokens/s against
- * 633.7 to 633.8 with Q16_STEPS_CHUNKS at most and 631.5 to 631.9 for the
- * build before (Q16_STEPS_ANY everywhere); 27B 4-bit (5120 columns: whole
- * chunks, not whole steps) 193.4 against 192.3.
  */
 #define Q16_STEPS_ANY 0
 #define Q16_STEPS_CHUNKS 1
@@ -311,15 +292,14 @@ static __host__ __device__ constexpr bool q16_whole_form(void)
 /* a warp's lane step from chunk c0 (that of lane 0 is c0 - lane), as STEPS
  * says */
 template <class F, int G, int U, int RPW, int NB, int SW, int STEPS>
-static __device__ __forceinline__ void q16_load(const q16_op &op, const uint8_t *__restrict__ wdata,
+static __device__ __forceinline__ void q16_load(const uint8_t *__restrict__ wdata,
 						const uint16_t *__restrict__ scales, const uint16_t *__restrict__ biases,
 						int64_t rowbytes, int ngroups, int nch, const int *row, int c0,
 						uint32_t (*wv)[RPW][F::WORDS], uint32_t (*sv)[RPW][SW], uint32_t (*bv)[RPW][SW])
 {
 	const int left = nch - (c0 - (int)(threadIdx.x & 31));  /* chunks from lane 0's */
 
-	if (q16_whole_form<F, NB>() &&
-	    (STEPS != Q16_STEPS_ANY || (op.whole && (left >= WARP * U || left % WARP == 0))))
+	if (q16_whole_form<F, NB>() && (STEPS != Q16_STEPS_ANY || left >= WARP * U || left % WARP == 0))
 		load_lane_full<F, G, U, RPW, SW>(wdata, scales, biases, rowbytes, ngroups, row, c0,
 						 STEPS == Q16_STEPS_WHOLE ? U : left / WARP, wv, sv, bv);
 	else
@@ -362,23 +342,19 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 	 * loaded now, before the staging waits for the kernel before this
 	 * one: no kernel writes weights, so they may arrive while it ends,
 	 * and the sums start once the inputs are staged, not one trip to L2
-	 * later (the L2 is where prefetch_tile sent them). tg128 in tokens/s
-	 * against TF_Q16_PRE=0, one build, three runs each: 9B 4-bit 613.7 to
-	 * 614.4 against 599.8 to 601.8, 27B 4-bit 179.3 to 179.4 against
-	 * 172.6 to 172.7, 27B sign1 218.7 against 211.7 to 211.9. A second
-	 * lane step sent to L2 here as well measured 567 against 607. */
+	 * later (the L2 is where prefetch_tile sent them) */
 	uint32_t hw[U][RPW][F::WORDS];
 	uint32_t hs[U][RPW][SW], hb[U][RPW][SW];
 	bool held = false;
-	if (q16_loads_first<F, NB>(op)) {
+	if (HOLD) {
 		const int tile = tile_of(0, QO);
 		if (tile < ntiles && (tile * Q16_WARPS + warp) * per < trows) {
 			int row[RPW];
 			#pragma unroll
 			for (int r = 0; r < RPW; r++)
 				row[r] = tile_row<RPW, SWI>(tile, warp, r, rows);
-			q16_load<F, G, U, RPW, NB, SW, STEPS>(op, wdata, scales, biases, rowbytes, ngroups, nch, row, lane,
-							      hw, hs, hb);
+			q16_load<F, G, U, RPW, NB, SW, STEPS>(wdata, scales, biases, rowbytes, ngroups, nch, row, lane, hw,
+							      hs, hb);
 			held = true;
 		}
 	}
@@ -390,8 +366,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 		q16_row_scales<NB>(src, cols, red, rs);
 
 		/* (the loop of every other product as it was: the sign1
-		 * kernels, short of registers, measured 1.5% slower with one
-		 * loop for both) */
+		 * kernels, short of registers, measured slower with one loop
+		 * for both) */
 		for (int k = 0, tile = tile_of(0, QO); tile < ntiles;
 		     k++, tile = QO ? tile_of(k, true) : tile + (int)gridDim.x) {
 			if ((tile * Q16_WARPS + warp) * per >= trows)
@@ -407,10 +383,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 			}
 			/* the outputs a residual add (TF_Q16_ACC) adds to, loaded
 			 * by lane 0 now, so that their trip to L2 overlaps the
-			 * streaming rather than following the last sums: a
-			 * product of one tile a block waited for it at its end:
-			 * tg128 584.4 to 592.0 tokens/s on the 9B 4-bit, 171.6 to
-			 * 177.6 on the 27B 4-bit, 180.2 to 184.0 on 27B sign1 */
+			 * streaming rather than following the last sums (a
+			 * product of one tile a block waited for it at its end) */
 			float prev[RPW][NB];
 			#pragma unroll
 			for (int r = 0; r < RPW; r++) {
@@ -432,8 +406,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 				/* every load of the step first, so U * RPW lane steps
 				 * are in flight (the block's first step may be held) */
 				if (!held)
-					q16_load<F, G, U, RPW, NB, SW, STEPS>(op, wdata, scales, biases, rowbytes, ngroups,
-									      nch, row, c0, wv, sv, bv);
+					q16_load<F, G, U, RPW, NB, SW, STEPS>(wdata, scales, biases, rowbytes, ngroups, nch,
+									      row, c0, wv, sv, bv);
 				held = false;
 				#pragma unroll
 				for (int u = 0; u < U; u++) {
@@ -446,11 +420,9 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 						const float *dj = sd + j * nblk + ch * F::NBLK, *sj = ss + j * nblk + ch * F::NBLK;
 						/* sign1: the blocks that share a scale summed as
 						 * I d first (sd_r), then once times -2 scale (BPS
-						 * blocks a scale within a chunk): 27B sign1 171.4
-						 * to 176.5 tokens/s. The affine forms keep a
-						 * scale a block: the 27B 4-bit measured 171.6
-						 * to 168.0 with the two blocks of its groups
-						 * summed first. */
+						 * blocks a scale within a chunk). The affine forms
+						 * keep a scale a block: summing the blocks of a
+						 * group first measured slower there. */
 						constexpr int BPS = F::SIGN ? (F::CC < G ? F::CC : G) / 32 : 1;
 						float sd_r[RPW];
 						/* a group's inputs serve every row of the warp */
@@ -525,11 +497,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 			/* output block s of tile pair k is made once the block's
 			 * tiles are done, by warp k / 2. Why not by the last warp
 			 * to finish the pair, counted in shared memory: each warp
-			 * then waited on the count's atomic after every tile: the
-			 * 9B's gate/up product streamed for 15.0 us against 13.9
-			 * with f32 outputs. This and the one barrier of RMSNorm
-			 * inputs (gemv_q16_stage.cuh) took the 9B 4-bit from
-			 * 571.8 to 586.3 tokens/s. */
+			 * then waited on the count's atomic after every tile, and
+			 * the product streamed slower than with f32 outputs. */
 			__syncthreads();
 			const int k = 2 * warp, tile = tile_of(k, true);
 			if (warp < Q16_ROUNDS && tile < ntiles)

@@ -64,21 +64,17 @@ static __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b)
 
 /* 4-bit as MLX packs it (code m of a word in bits 4m): one lane a 32-column
  * block, its four words, so a block's sum is one lane's and gets its scale
- * once. A tiled form of four lanes a block, each scaling its share (three
- * more float instructions a word), measured 598.1 against 617.5 tokens/s on
- * the 9B 4-bit and 178.1 against 181.7 on the 27B in one build with both
- * (README: the build without the tiled form runs the 9B at 600 to 603, the
- * same instructions placed elsewhere). w & 0x0f0f0f0f holds the word's
- * codes 0, 2, 4, 6 and w & 0xf0f0f0f0 sixteen times codes 1, 3, 5, 7; word
- * i's inputs are x[4i .. 4i + 3] in that order, one 16-byte unit a word.
+ * once (a tiled form of four lanes a block, each scaling its share, spent
+ * three more float instructions a word and measured slower).
+ * w & 0x0f0f0f0f holds the word's codes 0, 2, 4, 6 and w & 0xf0f0f0f0
+ * sixteen times codes 1, 3, 5, 7; word i's inputs are x[4i .. 4i + 3] in
+ * that order, one 16-byte unit a word.
  * The odd codes' sum t is then sixteen times theirs, exactly (a code byte
  * at most 240 times 16 inputs of at most 2^15 stays far inside 32 bits),
- * and t >> 4 is theirs: no shift a word. Against the build with (w >> 4)
- * & 0x0f0f0f0f, in one run: tg128 615.7 to 617.7 tokens/s against 613.0
- * to 614.0 on the 9B 4-bit, 183.3 to 183.4 against 178.8 to 179.3 on the
- * 27B 4-bit (the same bits: t9001 to t9004 and t9100). Passes of
- * two or four input rows (NB) keep the shift: the second sum spilled the
- * registers of the four-row kernels. */
+ * and t >> 4 is theirs: no shift a word, where (w >> 4) & 0x0f0f0f0f
+ * measured slower (the same bits). Passes of two or four input rows (NB)
+ * keep the shift: the second sum spilled the registers of the four-row
+ * kernels. */
 struct F4L {
 	static constexpr int WORDS = 4, NG = 1, GW = 16, GB = 1, CC = 32, BITS = 4, U = 4, NBMAX = 4;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;
@@ -108,17 +104,14 @@ struct F4L {
 /* 2-bit as MLX packs it (code m of a word in bits 2m), rows of whole
  * 64-column chunks (FAP<2> takes the others): one lane two 32-column
  * blocks, two words each, so a block's sum is one lane's and gets its scale
- * once, as F4L. Against a tiled form of four lanes a chunk of 256 columns:
- * tg128 622 to 675 tokens/s on a 9B 2-bit (q2g64), 182 to 220 on a 27B.
- * (w >> 2e) & 0x03030303 holds a word's codes e, e + 4, e + 8, e + 12;
- * block g of the lane step meets them with x[8i + 2e] of its inputs
- * (columns e, e + 4 of word i) and x[8i + 2e + 1] (e + 8, e + 12). As
- * F4L, one-row passes mask those codes in place, w & (0x03030303 << 2e),
- * 4^e times each, into a sum s[e] of their own, exact (a byte at most
- * 192), and add s[e] >> 2e at the end: no shift a field. Against the
- * build with the shifts, in one run: tg128 635.8 to 636.9 tokens/s
- * against 629.0 to 631.9 on the 9B 2-bit, 213.9 to 214.7 against 209.3
- * to 209.9 on the 27B 2-bit. */
+ * once, as F4L (a tiled form of four lanes a chunk of 256 columns
+ * measured slower). (w >> 2e) & 0x03030303 holds a word's codes e, e + 4,
+ * e + 8, e + 12; block g of the lane step meets them with x[8i + 2e] of
+ * its inputs (columns e, e + 4 of word i) and x[8i + 2e + 1] (e + 8,
+ * e + 12). As F4L, one-row passes mask those codes in place,
+ * w & (0x03030303 << 2e), 4^e times each, into a sum s[e] of their own,
+ * exact (a byte at most 192), and add s[e] >> 2e at the end: no shift a
+ * field (the shifts measured slower). */
 struct F2L {
 	static constexpr int WORDS = 4, NG = 2, GW = 16, GB = 1, CC = 64, BITS = 2, U = 4, NBMAX = 2;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;
@@ -154,9 +147,8 @@ struct F2L {
  * the blocks summed as I d before the group's scale (BPS in q16_run).
  * w << s has bits 7 - s, 15 - s, 23 - s, 31 - s at the tops of its bytes,
  * which prmt's sign mode makes 0x00/0xff masks: mask . x = -(sum of x where
- * the bit is set). Against a tiled form of four lanes a chunk of 512
- * columns, each lane's word spread over four blocks: tg128 185.7 to 224.2
- * tokens/s on the 27B sign1. */
+ * the bit is set). A tiled form of four lanes a chunk of 512 columns,
+ * each lane's word spread over four blocks, measured slower. */
 struct F1L {
 	static constexpr int WORDS = 4, NG = 4, GW = 16, GB = 1, CC = 128, BITS = 1, U = 4, NBMAX = 2;
 	static constexpr int XW = NG * GW, NBLK = NG * GB;

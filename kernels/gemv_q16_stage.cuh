@@ -116,9 +116,8 @@ static __device__ __forceinline__ void load_gates(const float *z, bool vec, int 
  * the codes straight into sx in lane order. A thread holds QH quads
  * at once, every load issued before any is used: one trip to L2 for a row
  * of up to QH * blockDim quads (left to the compiler, the loads of each
- * next quad waited for the shuffles of the one before, a trip each: 2.7
- * to 3.9 us a product on the 9B). K and QH are constants so that each kind
- * holds only the arrays it uses.
+ * next quad waited for the shuffles of the one before, a trip each). K and
+ * QH are constants so that each kind holds only the arrays it uses.
  *
  * The norm factors are weights, which no kernel writes: they are loaded
  * before pdl_wait, so their trip (to memory: a token's weights stream
@@ -131,8 +130,7 @@ static __device__ __forceinline__ void load_gates(const float *z, bool vec, int 
  * the codes need not wait for the row's sum of squares, a block-wide sum
  * (two barriers after every thread's loads): each warp leaves its share of
  * it in red (Q16_RED a row), and the barrier that ends the staging is the
- * only one. With the int16 outputs below made after the tiles
- * (gemv_q16_body.cuh), tg128 571.8 to 586.3 tokens/s on the 9B 4-bit.
+ * only one.
  */
 #define Q16_RED 16              /* a row's shares of its sum of squares: a block's warps (Q16_WARPS) */
 
@@ -310,9 +308,9 @@ static __device__ __forceinline__ void stage_split(const q16_src &s, int j0, int
 						hq[u] = k ? hq[u] + h0[k] : h0[k];
 			}
 		}
-		/* only where there is a block: for every item of the trip
-		 * this cost a 2-bit out_proj 0.7 us alone (8 items a thread,
-		 * a division each) */
+		/* only where there is a block: done for every item of the
+		 * trip (8 items a thread, a division each), it measured
+		 * slower on a 2-bit out_proj */
 		if (hb) {
 			#pragma unroll
 			for (int u = 0; u < CU; u++) {

@@ -1,11 +1,9 @@
 /* rope.cu: one warp per (token, head): the norm's sum of squares by a fixed
  * butterfly, then each lane turns its pairs (j, j + rot/2); for a decode
  * step the same with the key and value rows appended to the cache. The
- * factors and turns are made before the wait for the kernel before: 9B
- * 4-bit tg128 572.4 to 574.9 tokens/s. */
+ * factors and turns are made before the wait for the kernel before. */
 #include "common.cuh"
 #include "rope.cuh"
-#include "attn.cuh"
 
 #define ROPE_DMAX 512    /* head_dim a lane's registers take (attention's too) */
 
@@ -49,10 +47,7 @@ static __device__ __forceinline__ void rope_prepare(rope_pre &r, int D, const fl
  *
  * The head is read from v once and the turns take their pairs from sh.
  * Done in v, each step after the first read v back from L2, two trips
- * more: the decode step's kernel took 2.5 us after its wait on the 9B.
- * With attention's merge (attn.cu), tg128 591.2 to 595.2 tokens/s on the
- * 9B 4-bit, 177.1 to 177.7 on the 27B 4-bit, 537.4 to 540.6 on the 9B
- * after 4096 tokens.
+ * more.
  *
  * The multiply-adds are written out: left to the compiler, which products
  * it contracts may differ between the kernels that inline this, and their
@@ -128,7 +123,7 @@ __global__ void qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride,
 /* one warp a (token, head): query heads normed and turned in place, key
  * heads normed, turned and copied into the cache, value heads copied.
  * DW: the floats a lane holds of a head, ROPE_DMAX / WARP for any D; EXACT:
- * D is DW lanes' floats exactly (tf_cuda_attn_exact), so that a lane's
+ * D is DW lanes' floats exactly (heads of 64, 128 and 256), so that a lane's
  * loops stop at the head's end rather than testing each index past it */
 template <int DW, bool EXACT>
 __global__ void attn_prep(float *x, int n, int Hq, int Hkv, int Dr, int64_t T, const float *__restrict__ qw,
@@ -173,9 +168,8 @@ int tf_cuda_attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const 
 		return -1;
 	const unsigned grid = (unsigned)((items + ROPE_WARPS - 1) / ROPE_WARPS);
 	/* the kernel built for the head's size where there is one */
-	auto k = attn_prep<ROPE_DMAX / WARP, false>;
-	if (tf_cuda_attn_exact())
-		k = D == 256 ? attn_prep<8, true> : D == 128 ? attn_prep<4, true> : D == 64 ? attn_prep<2, true> : k;
+	auto k = D == 256 ? attn_prep<8, true> : D == 128 ? attn_prep<4, true> : D == 64 ? attn_prep<2, true>
+		 : attn_prep<ROPE_DMAX / WARP, false>;
 	LAUNCH(k, grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc, vc);
 	LAUNCH_CHECK();
 	return 0;

@@ -1,4 +1,11 @@
-/* rope.cuh: per-head RMSNorm and partial rotary of queries and keys */
+/*
+ * rope.cuh: per-head RMSNorm and partial rotary of queries and keys.
+ *
+ * Tried and slower for a decode step: the norm and the turns done in the
+ * head's own memory (two more trips to L2); queries, keys and the cache
+ * append as three kernels; one kernel for heads of any size taking heads
+ * of 64, 128 and 256 as well.
+ */
 #ifndef TF_ROPE_CUH
 #define TF_ROPE_CUH
 
@@ -10,10 +17,12 @@ extern "C" {
 
 /* For n tokens and `heads` heads, the head vector x[t*tstride + h*hstride ..
  * + D) is RMS-normed with factor w (D) and its first rot dims are turned
- * rotate-half style by position *pos + t at base theta (spec 3.4 step 3-4,
- * 3.5). pos lives on the device so a captured step reads the current one;
- * it is copied in before the pass's first kernel (read before the kernel's
- * wait). D at most 512, rot at most D. */
+ * rotate-half style by position p = *pos + t at base theta: for j < rot/2,
+ * a = x[j], b = x[j + rot/2], f = theta^(-2j/rot), x[j] = a cos(p f) -
+ * b sin(p f), x[j + rot/2] = b cos(p f) + a sin(p f) (transformers'
+ * apply_rotary_pos_emb). pos lives on the device so a captured step reads
+ * the current one; it is copied in before the pass's first kernel (read
+ * before the kernel's wait). D at most 512, rot at most D. */
 int tf_cuda_qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride, int64_t hstride,
 			 const float *w, float eps, int rot, float theta, const int64_t *pos);
 

@@ -7,7 +7,6 @@
 
 #include "attn_prompt.cuh"
 #include "common.cuh"
-#include "base/env.h"
 #include "gdn_chunk.cuh"
 #include "gemv.cuh"
 #include "runtime.cuh"
@@ -26,13 +25,6 @@ int tf_cuda_fail(const char *stmt, const char *func, const char *file, int line,
 cudaStream_t tf_cuda_stream_get(void)
 {
 	return stream;
-}
-
-int tf_cuda_pdl(void)
-{
-	static int off = -1;
-
-	return !tf_env_off_once("TF_CUDA_PDL", &off);
 }
 
 int tf_cuda_sms(void)

@@ -71,28 +71,11 @@ static int fused(const tf_gpu_fused *f, const uint16_t *x, int n, float *y, int 
 	return 0;
 }
 
-/* TF_CUDA_FUSE=0: a decode step runs the norms, SwiGLU, the Gated DeltaNet
- * conv and gates and the attention norms and cache append as kernels of
- * their own even where fused ones could take them (for measuring) */
-static int fuse(void)
-{
-	return !tf_env_off("TF_CUDA_FUSE");
-}
-
-/* TF_CUDA_GDN_CHUNK=0: prompt passes run the delta rule token by token, as
- * decode windows do (for comparison) */
-static int gdn_chunks(void)
-{
-	return !tf_env_off("TF_CUDA_GDN_CHUNK");
-}
-
 /* whether every part of a fused product takes the int16-input kernel, so a
  * decode step can hand it f32 rows and let it make its own inputs (the
  * norm in the same launch) */
 static int q16_fused(const tf_gpu_fused *f)
 {
-	if (!fuse())
-		return 0;
 	for (int k = 0; k < f->n; k++)
 		if (!tf_cuda_gemv_q16_takes(&f->w[k]))
 			return 0;
@@ -141,7 +124,7 @@ static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 	TRY(normed(g, l->in_norm, &l->qkv, n, g->proj, prompt));
 	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims;
 	// keys and values into the cache at rows pos .. pos + n - 1
-	if (!prompt && fuse()) {
+	if (!prompt) {
 		TRY(tf_cuda_attn_prep(q, n, Hq, Hkv, D, T, l->q_norm, l->k_norm, c->eps, c->rot_dim, c->rope_theta,
 				      g->pos, g->k[i], g->v[i]));
 	} else {
@@ -157,12 +140,10 @@ static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 
 /* whether a decode window's Gated DeltaNet makes the output projection's
  * input as int16 codes (a TF_Q16_HSPLIT input) rather than the product
- * norming f32 rows (TF_Q16_GNORM) in each of its blocks; TF_CUDA_GNORM16=0
- * never (for comparison) */
+ * norming f32 rows (TF_Q16_GNORM) in each of its blocks */
 static int gnorm16(const tf_weight *w, int d, int64_t cols)
 {
-	return fuse() && !tf_env_off("TF_CUDA_GNORM16") && tf_cuda_gemv_q16_takes(w) &&
-	       tf_cuda_gemv_q16_hsplit_takes(d, cols);
+	return tf_cuda_gemv_q16_takes(w) && tf_cuda_gemv_q16_hsplit_takes(d, cols);
 }
 
 /* Gated DeltaNet; adds its output projection into the stream g->x */
@@ -185,9 +166,9 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 	// them the output projection's input as int16 codes of each head
 	// before its norm, where that product takes it (gnorm16)
 	const int g16 = !prompt && gnorm16(&l->out_proj, Dv, (int64_t)Hv * Dv);
-	int win = !prompt && fuse() ? tf_cuda_gdn_win(mq, T, n, l->conv, g->conv[i], c->conv_k, l->A_log, l->dt_bias,
-						      g->S[i], Hk, Hv, Dk, Dv, g->o, g->gdn_count, l->gnorm,
-						      g16 ? g->x16 : NULL, g->osq) : 1;
+	int win = !prompt ? tf_cuda_gdn_win(mq, T, n, l->conv, g->conv[i], c->conv_k, l->A_log, l->dt_bias, g->S[i],
+					    Hk, Hv, Dk, Dv, g->o, g->gdn_count, l->gnorm, g16 ? g->x16 : NULL, g->osq)
+			  : 1;
 	if (win < 0)
 		return -1;
 	if (!win && g16) {
@@ -198,8 +179,9 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 		// causal conv with SiLU over q, k and v channels (updates the conv state);
 		// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias):
 		// one launch for a decode window where the shapes allow
-		int one = !prompt && fuse() ? tf_cuda_gdn_in(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv, b, a, T,
-							     l->A_log, l->dt_bias, Hk, Hv, Dk) : 1;
+		int one = !prompt ? tf_cuda_gdn_in(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv, b, a, T,
+						   l->A_log, l->dt_bias, Hk, Hv, Dk)
+				  : 1;
 		if (one < 0)
 			return -1;
 		if (one) {
@@ -210,14 +192,14 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 		// of 64 on the tensor cores for a prompt pass of more than a window,
 		// token by token for a decode window, whose rows must not depend on
 		// the window size
-		if (prompt && n > GPU_WINDOW && gdn_chunks())
+		if (prompt && n > GPU_WINDOW)
 			TRY(tf_cuda_gdn_chunk(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
 		else
 			TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
 	}
 	// gated RMSNorm: norm(o) * w * silu(z), per value head; the output
 	// projection of it added into the residual stream
-	if (!prompt && fuse() && tf_cuda_gemv_q16_takes(&l->out_proj) && tf_cuda_gemv_q16_gnorm_takes(Dv, (int64_t)Hv * Dv)) {
+	if (!prompt && tf_cuda_gemv_q16_takes(&l->out_proj) && tf_cuda_gemv_q16_gnorm_takes(Dv, (int64_t)Hv * Dv)) {
 		tf_q16_in in = { .kind = TF_Q16_GNORM, .x = g->o, .ldx = (int64_t)Hv * Dv, .w = l->gnorm, .eps = c->eps,
 				.z = z, .ldz = T, .d = Dv };
 		return tf_cuda_gemv_q16(&l->out_proj, &in, n, g->x, c->hidden, TF_Q16_ACC);
@@ -289,7 +271,7 @@ static int head(tf_gpu_seq *g, int64_t first, int rows, int prompt)
 	const tf_model *m = g->m;
 	int H = m->c.hidden;
 
-	if (!prompt && fuse() && tf_cuda_gemv_q16_takes(&m->gpu->head)) {
+	if (!prompt && tf_cuda_gemv_q16_takes(&m->gpu->head)) {
 		tf_q16_in in = { .kind = TF_Q16_NORM, .x = g->x + first * H, .ldx = H, .w = m->gpu->norm, .eps = m->c.eps };
 		return tf_cuda_gemv_q16(&m->gpu->head, &in, rows, g->logits, m->c.vocab, TF_Q16_STORE);
 	}

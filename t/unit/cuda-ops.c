@@ -505,8 +505,8 @@ static void test_gdn_chunk(int Hk, int Hv, int Dk, int Dv, int n)
 }
 
 /* the fused attention inputs of a decode step against the three kernels:
- * heads of 256, 128 and 64 take the fused kernel built for their size
- * (tf_cuda_attn_exact), 96 the one for any size */
+ * heads of 256, 128 and 64 take the fused kernel built for their size,
+ * 96 the one for any size */
 static void test_attn_prep(int D, int rot)
 {
 	int n = 3, Hq = 8, Hkv = 2;
