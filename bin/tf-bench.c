@@ -175,8 +175,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON: x.json = 1; break;
 		case OPT_GEMV: x.gemv = 1; break;
-		case 'h': fputs(usage_text, stdout); return tf_stdout_close() ? 1 : 0;
-		case 'V': printf("tf-bench %s\n", VERSION); return tf_stdout_close() ? 1 : 0;
+		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
+		case 'V': printf("tf-bench %s\n", VERSION); return tf_stdout_exit();
 		default: tf_usage_die("unknown option");
 		}
 	}
@@ -223,5 +223,5 @@ int main(int argc, char **argv)
 		bench(&x, m, name, strchr(synth[i], ':') + 1, pp, npp, tg, ntg, dp, ndp, reps);
 		tf_bench_synth_free(m);
 	}
-	return tf_stdout_close() ? 1 : 0;
+	return tf_stdout_exit();
 }

@@ -144,8 +144,8 @@ int main(int argc, char **argv)
 		case OPT_SHOW: do_show = 1; break;
 		case OPT_JSON: as_json = 1; break;
 		case 'q': quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return tf_stdout_close() ? 1 : 0;
-		case 'V': printf("tf-pack %s\n", VERSION); return tf_stdout_close() ? 1 : 0;
+		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
+		case 'V': printf("tf-pack %s\n", VERSION); return tf_stdout_exit();
 		default: tf_usage_die("unknown option");
 		}
 	}

@@ -125,13 +125,13 @@ int main(int argc, char **argv)
 			fputs(usage_text, stdout);
 			free(inc);
 			free(exc);
-			return tf_stdout_close() ? 1 : 0;
+			return tf_stdout_exit();
 		case 'V':
 			printf("tf-pull %s (libcurl %s, %s)\n", TF_VERSION,
 			       curl_version_info(CURLVERSION_NOW)->version, archive_version_string());
 			free(inc);
 			free(exc);
-			return tf_stdout_close() ? 1 : 0;
+			return tf_stdout_exit();
 		default:
 			tf_usage_die("unknown or incomplete option");
 		}

@@ -108,8 +108,8 @@ int main(int argc, char **argv)
 		case 't': threads = tf_arg_long(optarg, "--threads", 1, 256); break;
 		case OPT_WINDOW: o.window = tf_arg_long(optarg, "--window", 1, 1 << 20); break;
 		case OPT_DEVICE: device = optarg; break;
-		case 'h': fputs(usage_text, stdout); return tf_stdout_close() ? 1 : 0;
-		case 'V': printf("tf-run %s\n", VERSION); return tf_stdout_close() ? 1 : 0;
+		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
+		case 'V': printf("tf-run %s\n", VERSION); return tf_stdout_exit();
 		default: tf_usage_die("unknown option");
 		}
 	}

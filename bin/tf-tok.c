@@ -272,8 +272,8 @@ int main(int argc, char **argv)
 		case 'l': opt_lines = 1; break;
 		case 'c': opt_chat = 1; break;
 		case 's': opt_skip = 1; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		case 'V': puts("tf-tok " TF_VERSION); return 0;
+		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
+		case 'V': puts("tf-tok " TF_VERSION); return tf_stdout_exit();
 		default: tf_usage_die("unknown option");
 		}
 	}

@@ -1,5 +1,6 @@
 /* err.c: one error message per thread, formatted the way every tool prints it */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,10 @@
 #include "err.h"
 
 const char *tf_prog = "tf";
+void (*tf_at_die)(void);
 static _Thread_local char errbuf[1024];
+/* the errno the message ends with (a format ending in ':'), or 0 */
+static _Thread_local int errnum;
 
 static void vformat(char *buf, size_t n, const char *fmt, va_list ap, int saved)
 {
@@ -30,6 +34,7 @@ int tf_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vformat(errbuf, sizeof errbuf, fmt, ap, saved);
 	va_end(ap);
+	errnum = fmt[0] && fmt[strlen(fmt) - 1] == ':' ? saved : 0;
 	errno = saved;
 	return -1;
 }
@@ -60,11 +65,21 @@ _Noreturn void tf_die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vformat(errbuf, sizeof errbuf, fmt, ap, saved);
 	va_end(ap);
+	errnum = fmt[0] && fmt[strlen(fmt) - 1] == ':' ? saved : 0;
 	tf_die_err();
 }
 
 _Noreturn void tf_die_err(void)
 {
+	/* the reader went away (| head): end as cat does, quietly, by the
+	 * signal the write would have raised had SIGPIPE not been ignored so
+	 * that the write could fail with EPIPE and leave this to clean up */
+	if (errnum == EPIPE) {
+		if (tf_at_die)
+			tf_at_die();
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
 	fflush(stdout);
 	fprintf(stderr, "%s: error: %s\n", tf_prog, tf_errmsg());
 	exit(1);

@@ -3,7 +3,8 @@
  *
  * Library code never exits: a function that fails records one message with
  * tf_err() and returns -1 (or NULL). Programs print it with tf_die_err(),
- * which writes "tf-X: error: MESSAGE" and exits 1. A format that ends in ':'
+ * which writes "tf-X: error: MESSAGE" and exits 1 (or, for a write to a
+ * closed pipe, ends quietly by SIGPIPE as cat does). A format that ends in ':'
  * gets ": strerror(errno)" appended, as sbase's eprintf does. Callers may
  * add context in front with tf_errpre() ("cannot load 'm': " + inner cause).
  */
@@ -13,6 +14,10 @@
 #include <stddef.h>
 
 extern const char *tf_prog;     /* program name for messages, "tf-run" */
+/* run by tf_die_err before a program ends by SIGPIPE (a closed pipe's
+ * EPIPE ends it quietly, as cat ends, not with a message): removes the
+ * unfinished outputs (out.c) */
+extern void (*tf_at_die)(void);
 
 int tf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int tf_errpre(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -125,7 +125,8 @@ static int blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* the ids of line p[0..len) */
+/* the ids of line p[0..len) into s: 0, 1 for a comment line (a comment
+ * before any id), -1 on bad input */
 static int parse_line(tf_ids_reader *r, const char *p, size_t len, tf_seq *s, long vocab)
 {
 	tf_ids_lex x;
@@ -157,7 +158,7 @@ static int parse_line(tf_ids_reader *r, const char *p, size_t len, tf_seq *s, lo
 		}
 		tf_seq_push(s, (int32_t)id);
 	}
-	return 0;
+	return !s->n && (x.line_comment || x.comment);
 }
 
 int tf_ids_next(tf_ids_reader *r, tf_seq *s, long vocab)
@@ -181,9 +182,12 @@ int tf_ids_next(tf_ids_reader *r, tf_seq *s, long vocab)
 		r->line++;
 		if (memchr(r->buf, 0, len))
 			return tf_err("'%s' line %ld: NUL byte in text ids", r->name, r->line);
-		if (parse_line(r, r->buf, len, s, vocab) < 0)
+		int rc = parse_line(r, r->buf, len, s, vocab);
+		if (rc < 0)
 			return -1;
-		if (s->n)
+		/* a blank line is a sequence of no ids, so that whatever answers
+		 * line by line stays in step with its input */
+		if (!rc)
 			return 1;
 	}
 }

@@ -2,8 +2,10 @@
  * ids.h: reading token-id sequences, as text or as tf-records(5).
  *
  * Text: one sequence per line, decimal ids separated by blanks; '#' starts a
- * comment that runs to the end of the line; blank lines are skipped; a CR
- * before the newline is a blank. A NUL byte, a word that is not a decimal
+ * comment that runs to the end of the line, and a line that is only a
+ * comment is no sequence; a blank line is a sequence of no ids (so outputs
+ * made line by line stay in step with their inputs); a CR before the
+ * newline is a blank. A NUL byte, a word that is not a decimal
  * number, or an id past int32 (or past vocab) is an error. A stream whose
  * first byte is 0x89 is read as binary ids records instead: one record
  * (kind ids, dtype int32, cols 1, rows = the ids) per sequence.

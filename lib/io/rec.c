@@ -45,6 +45,16 @@ static const char *kind_name(int kind)
 	return kind == TF_REC_IDS ? "ids" : kind == TF_REC_LOGITS ? "logits" : "tree";
 }
 
+/* whether rows x cols values of dtype stay within TF_REC_MAX_BYTES; the
+ * product is bounded before it is formed, since 2^31 x 2^31 x 4 wraps to 0
+ * in 64 bits */
+static int fits(uint32_t rows, uint32_t cols, int dtype)
+{
+	uint64_t per_row = (uint64_t)cols * tf_dtype_size(dtype);
+
+	return !per_row || rows <= TF_REC_MAX_BYTES / per_row;
+}
+
 /* reads n bytes; returns bytes read, sets *err on a read error */
 static size_t readn(FILE *f, void *buf, size_t n, int *err)
 {
@@ -61,7 +71,6 @@ int tf_rec_head(FILE *f, const char *name, const unsigned char *first, size_t nf
 {
 	unsigned char h[TF_REC_HDR];
 	size_t have, got;
-	uint64_t bytes;
 	int err = 0;
 
 	memset(r, 0, sizeof *r);
@@ -104,8 +113,7 @@ int tf_rec_head(FILE *f, const char *name, const unsigned char *first, size_t nf
 	r->cols = get32(h + 20);
 	r->seq = get64(h + 24);
 	r->pos = get64(h + 32);
-	bytes = (uint64_t)r->rows * r->cols * tf_dtype_size(r->dtype);
-	if (bytes > TF_REC_MAX_BYTES || bytes > SIZE_MAX)
+	if (!fits(r->rows, r->cols, r->dtype))
 		return tf_err("'%s': record of %u x %u values is too large", name, r->rows, r->cols);
 	return 1;
 }
@@ -165,12 +173,11 @@ int tf_rec_write_header(FILE *f, int kind, int dtype, uint32_t rows, uint32_t co
 			uint64_t seq, uint64_t pos)
 {
 	unsigned char h[TF_REC_HDR] = { 0 };
-	uint64_t bytes = (uint64_t)rows * cols * tf_dtype_size(dtype);
 
 	/* never write what a reader must reject */
 	if (!kind_dtype(kind) || kind_dtype(kind) != dtype)
 		return tf_err("cannot write a record of kind %d with dtype %d", kind, dtype);
-	if (bytes > TF_REC_MAX_BYTES)
+	if (!fits(rows, cols, dtype))
 		return tf_err("cannot write a record of %u x %u values: too large", rows, cols);
 	memcpy(h, TF_REC_MAGIC, 8);
 	put16(h + 8, TF_REC_VERSION);

@@ -79,7 +79,7 @@ tf_bw *tf_bw_begin(const char *path, const json_t *config, const json_t *gen_con
 	free(js);
 	w->reserved_tensors = ntensors;
 	w->data_off = (TF_BUNDLE_HDR + reserve + TF_BUNDLE_ALIGN - 1) / TF_BUNDLE_ALIGN * TF_BUNDLE_ALIGN;
-	if (tf_out_open(&w->out, path, 1, 1) < 0)
+	if (tf_out_open_file(&w->out, path) < 0)
 		goto fail;
 	setvbuf(w->out.f, NULL, _IOFBF, 1 << 22);
 	if (fseeko(w->out.f, w->data_off, SEEK_SET) < 0) {

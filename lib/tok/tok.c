@@ -141,7 +141,7 @@ void tf_tok_free(tf_tok *t)
 int32_t tf_tok_added_id(const tf_tok *t, const char *content)
 {
 	for (int k = 0; k < 2; k++) {
-		int32_t v = tf_vocab_get(&t->added.prefix[k], content, strlen(content));
+		int32_t v = tf_added_find(&t->added, k, content, strlen(content));
 		if (v > 0)
 			return t->added.tok[v - 1].id;
 	}

@@ -1,5 +1,6 @@
 /* tok_added.c: finding added tokens, leftmost then longest */
 #include <stdlib.h>
+#include <string.h>
 #include <utf8proc.h>
 
 #include "base/err.h"
@@ -9,8 +10,6 @@
 void tf_added_init(tf_added *a)
 {
 	memset(a, 0, sizeof *a);
-	tf_vocab_init(&a->prefix[0]);
-	tf_vocab_init(&a->prefix[1]);
 }
 
 void tf_added_free(tf_added *a)
@@ -18,15 +17,61 @@ void tf_added_free(tf_added *a)
 	for (size_t i = 0; i < a->n; i++)
 		free(a->tok[i].text);
 	free(a->tok);
-	tf_vocab_free(&a->prefix[0]);
-	tf_vocab_free(&a->prefix[1]);
+	free(a->node[0]);
+	free(a->node[1]);
 	memset(a, 0, sizeof *a);
+}
+
+/* the child of node v (0: the root) along byte c, or 0 */
+static int32_t child_of(const tf_added *a, int kind, int32_t v, unsigned char c)
+{
+	if (!v)
+		return a->root[kind][c];
+	for (int32_t w = a->node[kind][v].child; w; w = a->node[kind][w].sibling)
+		if (a->node[kind][w].byte == c)
+			return w;
+	return 0;
+}
+
+/* the child of v along c, made when missing */
+static int32_t child_make(tf_added *a, int kind, int32_t v, unsigned char c)
+{
+	int32_t w = child_of(a, kind, v, c);
+
+	if (w)
+		return w;
+	if (a->nnode[kind] + 1 >= a->capnode[kind]) {
+		a->capnode[kind] = a->capnode[kind] ? 2 * a->capnode[kind] : 64;
+		a->node[kind] = tf_realloc(a->node[kind], a->capnode[kind] * sizeof *a->node[kind]);
+	}
+	if (!a->nnode[kind])
+		a->nnode[kind] = 1;     /* node 0 stands for none */
+	w = (int32_t)a->nnode[kind]++;
+	a->node[kind][w] = (tf_added_node){ .byte = c };
+	if (v) {
+		a->node[kind][w].sibling = a->node[kind][v].child;
+		a->node[kind][v].child = w;
+	} else {
+		a->root[kind][c] = w;
+	}
+	return w;
+}
+
+int32_t tf_added_find(const tf_added *a, int normalized, const char *s, size_t len)
+{
+	int kind = !!normalized;
+	int32_t v = 0;
+
+	for (size_t k = 0; k < len; k++)
+		if (!(v = child_of(a, kind, v, (unsigned char)s[k])))
+			return 0;
+	return len ? a->node[kind][v].tok : 0;
 }
 
 void tf_added_add(tf_added *a, const char *s, size_t len, const tf_added_tok *tok)
 {
 	int kind = !!tok->normalized;
-	tf_vocab *p = &a->prefix[kind];
+	int32_t v = 0;
 
 	if (!len)
 		return;         /* an empty token can never be matched */
@@ -34,11 +79,9 @@ void tf_added_add(tf_added *a, const char *s, size_t len, const tf_added_tok *to
 	a->tok[a->n] = *tok;
 	a->tok[a->n].text = tf_malloc(tok->len);
 	memcpy(a->tok[a->n++].text, tok->text, tok->len);
-	for (size_t k = 1; k < len; k++)
-		if (tf_vocab_get(p, s, k) < 0)
-			tf_vocab_add(p, s, k, 0);
-	tf_vocab_add(p, s, len, a->n);
-	a->first[kind][(unsigned char)s[0]] = 1;
+	for (size_t k = 0; k < len; k++)
+		v = child_make(a, kind, v, (unsigned char)s[k]);
+	a->node[kind][v].tok = (int32_t)a->n;   /* a text given twice: the later token */
 	if (len > a->maxlen[kind])
 		a->maxlen[kind] = len;
 }
@@ -77,7 +120,6 @@ int32_t tf_added_next(const tf_added *a, int normalized, const char *t, size_t n
 		      size_t *start, size_t *end)
 {
 	int kind = !!normalized;
-	const tf_vocab *p = &a->prefix[kind];
 	size_t i = from;
 
 	if (!a->maxlen[kind])
@@ -87,17 +129,18 @@ int32_t tf_added_next(const tf_added *a, int normalized, const char *t, size_t n
 		size_t len = 0, s, e;
 		int32_t c;
 
-		if (!a->first[kind][(unsigned char)t[i]]) {
+		if (!a->root[kind][(unsigned char)t[i]]) {
 			i++;
 			continue;
 		}
-		for (size_t k = 1; k <= a->maxlen[kind] && i + k <= n; k++) {
-			int32_t v = tf_vocab_get(p, t + i, k);
-			if (v < 0)
+		/* the longest token from i: one walk down the trie */
+		int32_t v = 0;
+		for (size_t k = 0; i + k < n; k++) {
+			if (!(v = child_of(a, kind, v, (unsigned char)t[i + k])))
 				break;
-			if (v > 0) {
-				tok = &a->tok[v - 1];
-				len = k;
+			if (a->node[kind][v].tok) {
+				tok = &a->tok[a->node[kind][v].tok - 1];
+				len = k + 1;
 			}
 		}
 		if (!tok) {

@@ -155,7 +155,11 @@ static int generate(tf_decoder *d, const tf_seq *s, const tf_run_opts *o)
 int tf_run_seq(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *o)
 {
 	tf_decoder_reset(d);
+	/* an empty line still gets its line (or its empty record), so that
+	 * the outputs of a pipeline stay in step with its inputs */
+	if (!s->n && o->gen > 0)
+		return fputc('\n', o->f) == EOF || ferror(o->f) ? tf_err("write error:") : 0;
 	if (!s->n)
-		return 0;
+		return begin_record(o, 0, tf_decoder_model(d)->c.vocab, index, 0);
 	return o->gen > 0 ? generate(d, s, o) : score(d, s, index, o);
 }

@@ -98,9 +98,10 @@ int main(void)
 	ok(reads("1 2 3\n4\n", 0, "1 2 3|4|"), "one sequence a line");
 	ok(reads("1 2 3", 0, "1 2 3|"), "no newline at the end");
 	ok(reads("", 0, ""), "empty input");
-	ok(reads("# a comment\n\n  \t\n1 2 # trailing comment\n#\n3\n", 0, "1 2|3|"), "comments and blank lines");
+	ok(reads("# a comment\n\n  \t\n1 2 # trailing comment\n#\n3\n", 0, "||1 2|3|"),
+	   "comment lines skipped, blank lines empty sequences");
 	ok(reads("12#x\n", 0, "12|"), "comment right after an id");
-	ok(reads("1 2\r\n3\r\n\r\n", 0, "1 2|3|"), "CRLF line ends");
+	ok(reads("1 2\r\n3\r\n\r\n", 0, "1 2|3||"), "CRLF line ends, a blank CRLF line");
 	ok(reads("\t 5\t6  7 \n", 0, "5 6 7|"), "tabs and runs of blanks");
 	ok(reads("007 0\n", 0, "7 0|"), "leading zeros, id 0");
 	ok(reads("2147483647\n", 0, "2147483647|"), "largest int32 id without a vocab");
