@@ -39,8 +39,12 @@ static const char usage_text[] =
 	"  -c, --cache-dir DIR    the hub cache (default $HF_HUB_CACHE, $HF_HOME/hub,\n"
 	"                         ~/.cache/huggingface/hub)\n"
 	"  -q, --quiet            no progress bars\n"
+	"      --deadline S       give up on a request after S seconds (default: a\n"
+	"                         minute plus its bytes at 256 KiB/s)\n"
 	"  -h, --help             show this help\n"
 	"  -V, --version          show the version\n";
+
+enum { OPT_DEADLINE = 256 };
 
 static const struct option longopts[] = {
 	{ "include", required_argument, NULL, 'i' },
@@ -52,6 +56,7 @@ static const struct option longopts[] = {
 	{ "list", no_argument, NULL, 'l' },
 	{ "cache-dir", required_argument, NULL, 'c' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "deadline", required_argument, NULL, OPT_DEADLINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -84,6 +89,7 @@ int main(int argc, char **argv)
 	const char **inc = tf_calloc(argc, sizeof *inc), **exc = tf_calloc(argc, sizeof *exc);
 	const char *as = NULL, *cache_arg = NULL, *revision = NULL;
 	int ninc = 0, nexc = 0, jobs = 4, offline = 0, list = 0, quiet = 0, c;
+	long deadline = 0;
 	char *cache, *repo = NULL, *rev = NULL, *snapshot = NULL, *end;
 	tf_hub_filter filter;
 	int rc;
@@ -117,6 +123,11 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			cache_arg = optarg;
+			break;
+		case OPT_DEADLINE:
+			deadline = strtol(optarg, &end, 10);
+			if (*end || !*optarg || deadline < 1)
+				tf_usage_die("--deadline wants a number of seconds, not '%s'", optarg);
 			break;
 		case 'q':
 			quiet = 1;
@@ -161,7 +172,7 @@ int main(int argc, char **argv)
 		o.rev = one_revision(revision, rev);
 		rc = tf_archive_ingest(&o, &snapshot);
 	} else {
-		tf_pull_opts o = { .cache = cache, .filter = filter, .jobs = jobs };
+		tf_pull_opts o = { .cache = cache, .filter = filter, .jobs = jobs, .deadline_s = deadline };
 
 		parse_repo(argv[0], &repo, &rev);
 		o.repo = repo;

@@ -140,6 +140,19 @@ test_expect 'a HEAD that gets no answer and a download that stalls time out and 
 '
 stop_hub
 
+rm -rf "$HF_HUB_CACHE"
+start_hub --repo org/shake="$SRC" --fault api=trickle:1 --fault model.safetensors=trickle:1
+test_expect 'a listing and a download trickling a byte every half second hit the deadline and are retried' '
+	t0=$(date +%s) &&
+	HF_HUB_DOWNLOAD_TIMEOUT=30 HF_HUB_ETAG_TIMEOUT=30 tf-pull --deadline 3 org/shake >out &&
+	test $(($(date +%s) - t0)) -lt 25 &&
+	cmp "$SRC/config.json" "$SNAP/config.json" && cmp "$SRC/model.safetensors" "$SNAP/model.safetensors"
+'
+stop_hub
+test_expect 'a deadline that is not a number of seconds is a usage error' '
+	tf-pull --deadline soon org/shake 2>err; test $? = 2 && grep -q "deadline" err
+'
+
 test_error 'a hub that cannot be reached fails cleanly' tf-pull \
 	"cannot resolve 'main' for 'org/shake': 'http://127.0.0.1:9/api/models/org/shake/revision/main\?blobs=true'" \
 	tf-pull org/shake

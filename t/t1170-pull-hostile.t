@@ -79,4 +79,24 @@ test_expect 'and the sound repository is untouched' '
 	tf-pull --offline -i "*" org/good >out && cmp good.json "$(cat out)/good.json"
 '
 
+# archives that claim more than they hold, or more than the disk has: refused
+# before the disk fills, not padded with zeros, nothing left behind
+lies() {
+	kind=$1 pat=$2
+	python3 "$T_DIR/helper/mkarchive.py" "$kind.a" "$kind"
+	test_error "$kind: refused" tf-pull "'$kind.a': member $pat" tf-pull -i "*" "$kind.a" --as org/evil
+	rm -f "$kind.a"
+	test_expect "$kind: no repository, no staging left" '
+		test -z "$(find "$HF_HUB_CACHE/.locks" -name "ingest.*")" && test ! -e "$(repo_dir org/evil)"
+	'
+}
+lies ziplie "'big.bin' is truncated: it holds 200 of the 4294967040 bytes its header gives"
+lies tarhuge "'huge.bin' would take 1099511627776 bytes, and [0-9]* are free"
+
+python3 "$T_DIR/helper/mkarchive.py" hard.cpio cpiohard
+test_expect 'a GNU cpio newc hard-linked pair: both files hold the data on the last' '
+	snap=$(tf-pull -i "*" hard.cpio --as org/hard) &&
+	printf "{\"good\": true}\n" >want && cmp want "$snap/a.json" && cmp want "$snap/b.json"
+'
+
 done_testing

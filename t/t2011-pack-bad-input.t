@@ -21,6 +21,7 @@ bad trailing 'bytes after the end the header gives'
 bad version 'tf-bundle version 7 not supported'
 bad past-end "tensor 'embed_tokens.weight': bytes \[[0-9]+, [0-9]+\) point past the end"
 bad overlap 'overlap'
+bad overlap-hidden 'overlap'
 bad bytes "tensor 'embed_tokens.weight': 528384 bytes, its shape and format need 524288"
 bad shape "tensor 'embed_tokens.weight': bad shape"
 bad notjson 'manifest is not valid JSON'

@@ -14,6 +14,7 @@ bad() {
 bad 'truncated safetensors' truncated 'outside the .* data buffer'
 bad 'header length past the end' hdrlen 'header length .* runs past the end'
 bad 'overlapping data_offsets' overlap 'overlap'
+bad 'an overlap an empty tensor between the two hides' overlap-hidden 'overlap'
 bad 'out-of-range data_offsets' range 'outside the .* data buffer'
 bad 'unknown dtype' dtype "unknown dtype 'Q7'"
 bad 'header that is not an object' notobject 'not a JSON object'

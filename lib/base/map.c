@@ -13,7 +13,9 @@ tf_map *tf_map_open(const char *path)
 	struct stat st;
 	tf_map *m;
 	void *p = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO in a model's place opens at once, and is refused
+	 * below, where a plain open would wait for a writer forever */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return tf_err("cannot open '%s':", path), NULL;

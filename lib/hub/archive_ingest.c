@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <archive.h>
@@ -30,6 +31,7 @@ typedef struct {
 	int to;                 /* the M_FILE a link ends at */
 	int take;               /* passes the filter */
 	int placed;             /* its blob is in blobs/ */
+	int empty;              /* M_FILE staged with no bytes */
 } member;
 
 typedef struct {
@@ -247,6 +249,23 @@ static int stage_write(stager *s, const void *buf, size_t n)
 	return 0;
 }
 
+/* whether size more bytes fit in the staging folder's file system, with
+ * 64 MiB to spare: a small archive that expands to more (a sparse member,
+ * a header that lies) is refused before it fills the disk */
+static int room(ingest *g, const char *path, uint64_t size)
+{
+	struct statvfs v;
+	char b[160];
+
+	if (statvfs(g->stage, &v) < 0)
+		return tf_err("cannot stat '%s':", g->stage);
+	const uint64_t avail = (uint64_t)v.f_bavail * v.f_frsize, spare = 64ull << 20;
+	if (size > (avail > spare ? avail - spare : 0))
+		return tf_err("'%s': member '%s' would take %llu bytes, and %llu are free", g->name, shown(path, b),
+			      (unsigned long long)size, (unsigned long long)avail);
+	return 0;
+}
+
 /* writes zeros up to offset (a sparse member's hole) */
 static int stage_fill(stager *s, uint64_t to)
 {
@@ -400,13 +419,24 @@ static int copy_member(ingest *g, struct archive *a, struct archive_entry *e, me
 	la_int64_t off;
 	char b[160];
 	int r, ok = 1;
+	/* only a sparse tar member has holes to fill: any other member is as
+	 * long as its data, and one whose headers claim more than it holds is
+	 * refused, not padded */
+	const int sparse = archive_entry_sparse_count(e) > 0;
+	const int sized = archive_entry_size_is_set(e);
+	const uint64_t size = sized && archive_entry_size(e) > 0 ? (uint64_t)archive_entry_size(e) : 0;
 
+	if (sized && room(g, path, size))
+		return -1;
 	if (stage_open(g, m, &s))
 		return -1;
 	while ((r = archive_read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		if (off < 0 || (uint64_t)off < s.off || stage_fill(&s, off) || stage_write(&s, buf, len)) {
-			if (off < 0 || (uint64_t)off < s.off)
-				tf_err("'%s': member '%s' has overlapping blocks", g->name, shown(path, b));
+		const int bad = off < 0 || (uint64_t)off < s.off || (!sparse && (uint64_t)off != s.off) ||
+				(sized && (uint64_t)off + len > size);
+		if (bad || stage_fill(&s, off) || stage_write(&s, buf, len)) {
+			if (bad)
+				tf_err("'%s': member '%s' has blocks out of order or past its size", g->name,
+				       shown(path, b));
 			ok = 0;
 			break;
 		}
@@ -415,9 +445,14 @@ static int copy_member(ingest *g, struct archive *a, struct archive_entry *e, me
 		tf_err("cannot read member '%s' of '%s': %s", shown(path, b), g->name, archive_error_string(a));
 		ok = 0;
 	}
-	/* a sparse file may end in a hole */
-	if (ok && archive_entry_size_is_set(e) && archive_entry_size(e) > 0 && stage_fill(&s, archive_entry_size(e)))
+	if (ok && sparse && stage_fill(&s, size))
 		ok = 0;
+	if (ok && sized && s.off != size) {
+		tf_err("'%s': member '%s' is truncated: it holds %llu of the %llu bytes its header gives", g->name,
+		       shown(path, b), (unsigned long long)s.off, (unsigned long long)size);
+		ok = 0;
+	}
+	m->empty = !s.off;
 	return stage_close(&s, m, ok) ? -1 : 0;
 }
 
@@ -461,6 +496,15 @@ static int read_archive(ingest *g)
 				m->target = to;
 				continue;
 			}
+			/* GNU cpio's newc format puts it on the last: the member
+			 * this one links to came first, empty, and becomes the
+			 * link to this one */
+			for (int i = 0; i < g->nm; i++)
+				if (g->m[i].kind == M_FILE && !strcmp(g->m[i].path, to) && g->m[i].empty) {
+					g->m[i].kind = M_HARD;
+					g->m[i].target = tf_strdup(path);
+					break;
+				}
 			free(to);
 			type = AE_IFREG;
 		}

@@ -194,7 +194,8 @@ static CURL *easy(const char *url, const tf_http_opts *o, xfer *x, struct curl_s
 #endif
 	if (o->stall_s > 0) {
 		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, o->stall_s);
-		curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		/* a trickle (a byte every half second) is as dead as silence */
+		curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, (long)TF_HTTP_MIN_RATE);
 		curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, o->stall_s);
 	}
 	if (o->timeout_s > 0)

@@ -33,8 +33,11 @@ typedef struct {
 typedef struct {
 	const char *token;      /* bearer token or NULL */
 	long timeout_s;         /* limit for the whole request, 0 = none */
-	long stall_s;           /* give up after this long without a byte */
+	long stall_s;           /* give up after this long below TF_HTTP_MIN_RATE */
 } tf_http_opts;
+
+/* bytes a second below which a transfer counts as stalled */
+#define TF_HTTP_MIN_RATE 1024
 
 /* called once per block of a 2xx body; returns 0 to go on, -1 to stop */
 typedef int (*tf_http_body_fn)(void *ctx, const tf_http_resp *r, const void *buf, size_t n);

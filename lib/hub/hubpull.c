@@ -155,6 +155,17 @@ static int parse_listing(pull *p, const char *body, size_t len, const char *rev)
 	return 0;
 }
 
+/*
+ * The most one request may take, so that a server trickling bytes just
+ * fast enough not to count as stalled cannot hold a pull forever: the
+ * user's --deadline, else a minute plus the bytes it should bring at
+ * 256 KiB/s (a 5 GB file: about 5.5 hours).
+ */
+static long deadline(const tf_pull_opts *o, uint64_t bytes)
+{
+	return o->deadline_s > 0 ? o->deadline_s : 60 + (long)(bytes / (256 << 10));
+}
+
 static int resolve(pull *p, const char *rev)
 {
 	const tf_pull_opts *o = p->o;
@@ -302,7 +313,9 @@ static int transfer(pull *p, pfile *f, sink *k, const char *url, const char *inc
 
 		k->start = k->have;
 		k->first = 1;
-		got = tf_http_get(url, &p->get, k->have, &r, on_data, k);
+		tf_http_opts get = p->get;
+		get.timeout_s = deadline(p->o, size >= 0 ? (uint64_t)size - k->have : 0);
+		got = tf_http_get(url, &get, k->have, &r, on_data, k);
 		if (got == TF_HTTP_OK && r.status == 416 && k->have > 0) {
 			/* the partial file is no prefix the server knows: start over */
 			tf_http_resp_free(&r);
@@ -689,6 +702,7 @@ int tf_hub_pull(const tf_pull_opts *o, char **snapshot)
 	p.endpoint = tf_hub_endpoint();
 	p.api.token = p.head.token = p.get.token = token;
 	p.api.stall_s = p.head.stall_s = env_seconds("HF_HUB_ETAG_TIMEOUT", 10);
+	p.api.timeout_s = deadline(o, MAX_LISTING);
 	p.head.timeout_s = p.head.stall_s;
 	p.get.stall_s = env_seconds("HF_HUB_DOWNLOAD_TIMEOUT", 10);
 	pthread_mutex_init(&p.mu, NULL);

@@ -25,6 +25,7 @@ typedef struct {
 	int jobs;               /* downloads at once, >= 1 */
 	int offline;            /* resolve from the cache only */
 	int progress;           /* draw progress bars on stderr */
+	long deadline_s;        /* limit of each request; 0: scaled to its size (hubpull.c) */
 } tf_pull_opts;
 
 /* on success *snapshot is the malloc'd snapshot folder */

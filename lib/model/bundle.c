@@ -290,14 +290,20 @@ static tf_bundle_entry *parse_entries(const char *path, json_t *m, uint64_t data
 	for (size_t i = 0; i < n; i++)
 		by_off[i] = &e[i];
 	qsort(by_off, n, sizeof *by_off, cmp_off);
-	for (size_t i = 1; i < n; i++)
-		if (by_off[i - 1]->bytes && by_off[i]->bytes &&
-		    by_off[i]->offset < by_off[i - 1]->offset + by_off[i - 1]->bytes) {
-			tf_err("'%s': tensors '%s' and '%s' overlap", path, by_off[i - 1]->name, by_off[i]->name);
+	/* against the furthest end so far, not the neighbour's: an empty or
+	 * small tensor between two that overlap would hide them */
+	for (size_t i = 0, last = n; i < n; i++) {
+		if (!by_off[i]->bytes)
+			continue;
+		if (last < n && by_off[i]->offset < by_off[last]->offset + by_off[last]->bytes) {
+			tf_err("'%s': tensors '%s' and '%s' overlap", path, by_off[last]->name, by_off[i]->name);
 			free(by_off);
 			free(e);
 			return NULL;
 		}
+		if (last == n || by_off[i]->offset + by_off[i]->bytes > by_off[last]->offset + by_off[last]->bytes)
+			last = i;
+	}
 	free(by_off);
 	*count = n;
 	return e;

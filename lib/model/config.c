@@ -1,14 +1,48 @@
 /* config.c: reading config.json into tf_config */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
 #include "config.h"
 
+/*
+ * The largest value each count may take: far past any model of the family
+ * (the 27B has 64 layers, 5120 hidden, 17408 intermediate, 248320 ids), and
+ * small enough that every product the loader and the kernels form from
+ * them (2 * heads * head_dim, the conv width 2 * Hk * Dk + Hv * Dv, vocab *
+ * hidden as int64) stays within its type, so a hostile config.json fails
+ * here with its field named rather than overflowing later.
+ */
+static const struct { const char *key; int max; } limits[] = {
+	{ "vocab_size", 1 << 22 },
+	{ "hidden_size", 1 << 16 },
+	{ "intermediate_size", 1 << 18 },
+	{ "num_hidden_layers", 1024 },
+	{ "num_attention_heads", 1024 },
+	{ "num_key_value_heads", 1024 },
+	{ "head_dim", 4096 },
+	{ "linear_num_key_heads", 1024 },
+	{ "linear_num_value_heads", 1024 },
+	{ "linear_key_head_dim", 1024 },
+	{ "linear_value_head_dim", 1024 },
+	{ "linear_conv_kernel_dim", 64 },
+	{ "full_attention_interval", 1024 },
+};
+
+static int limit_of(const char *key)
+{
+	for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
+		if (!strcmp(limits[i].key, key))
+			return limits[i].max;
+	return 1 << 30;
+}
+
 static int get_int(json_t *o, const char *key, int *out, int def)
 {
 	json_t *v = json_object_get(o, key);
+	const int max = limit_of(key);
 
 	if (!v || json_is_null(v)) {
 		if (def < 0)
@@ -16,8 +50,11 @@ static int get_int(json_t *o, const char *key, int *out, int def)
 		*out = def;
 		return 0;
 	}
-	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > (1 << 30))
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
 		return tf_err("config.json: field '%s' is not a non-negative integer", key);
+	if (json_integer_value(v) > max)
+		return tf_err("config.json: field '%s' is %lld, more than %d", key, (long long)json_integer_value(v),
+			      max);
 	*out = (int)json_integer_value(v);
 	return 0;
 }
@@ -50,20 +87,30 @@ int tf_config_check_ids(const tf_config *c, const int32_t *ids, int64_t n)
 	return 0;
 }
 
-static void add_eos(tf_config *c, json_t *v)
+/* the end ids of v (an id or a list of them) into c; an id past int32 is
+ * an error, not an id truncated into range (2^40 + 345 is not 345); one
+ * past the vocabulary is kept, and never drawn */
+static int add_eos(tf_config *c, json_t *v, const char *file)
 {
 	if (json_is_integer(v)) {
+		json_int_t id = json_integer_value(v);
+		if (id < 0 || id > INT32_MAX)
+			return tf_err("%s: eos_token_id %lld is not a token id", file, (long long)id);
 		for (int i = 0; i < c->neos; i++)
-			if (c->eos[i] == json_integer_value(v))
-				return;
+			if (c->eos[i] == id)
+				return 0;
 		if (c->neos < TF_MAX_EOS)
-			c->eos[c->neos++] = (int)json_integer_value(v);
+			c->eos[c->neos++] = (int)id;
 	} else if (json_is_array(v)) {
 		size_t i;
 		json_t *e;
 		json_array_foreach(v, i, e)
-			add_eos(c, e);
+			if (add_eos(c, e, file) < 0)
+				return -1;
+	} else if (v && !json_is_null(v)) {
+		return tf_err("%s: eos_token_id is not an id or a list of ids", file);
 	}
+	return 0;
 }
 
 int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c)
@@ -107,11 +154,19 @@ int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c)
 	    (!json_object_get(rp, "partial_rotary_factor") && get_num(tc, "partial_rotary_factor", &prf) < 0) ||
 	    get_num(tc, "rms_norm_eps", &eps) < 0)
 		return -1;
+	/* checked as the floats they become: rope_theta 1e-300 is 0 as a float
+	 * and every logit NaN, rms_norm_eps 1e300 is inf */
 	c->rope_theta = (float)theta;
-	c->rot_dim = (int)(c->head_dim * prf);
 	c->eps = (float)eps;
-	if (theta <= 0 || c->rot_dim < 0 || c->rot_dim > c->head_dim || c->rot_dim % 2 || eps <= 0)
-		return tf_err("config.json: bad rope_theta, partial_rotary_factor or rms_norm_eps");
+	if (!(c->rope_theta > 0) || isinf(c->rope_theta))
+		return tf_err("config.json: rope_theta %g is not a positive float", theta);
+	if (!(c->eps > 0) || isinf(c->eps))
+		return tf_err("config.json: rms_norm_eps %g is not a positive float", eps);
+	if (!(prf >= 0 && prf <= 1))
+		return tf_err("config.json: partial_rotary_factor %g is not in [0, 1]", prf);
+	c->rot_dim = (int)(c->head_dim * prf);
+	if (c->rot_dim % 2)
+		return tf_err("config.json: partial_rotary_factor %g gives an odd rotary width %d", prf, c->rot_dim);
 
 	v = json_object_get(tc, "tie_word_embeddings");
 	if (!v)
@@ -148,11 +203,10 @@ int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c)
 		return tf_err("config.json: vocab_size, hidden_size, num_hidden_layers, num_key_value_heads "
 			      "and head_dim must be positive, num_attention_heads a multiple of num_key_value_heads");
 
-	add_eos(c, json_object_get(tc, "eos_token_id"));
-	if (tc != cfg)
-		add_eos(c, json_object_get(cfg, "eos_token_id"));
-	if (gen)
-		add_eos(c, json_object_get(gen, "eos_token_id"));
+	if (add_eos(c, json_object_get(tc, "eos_token_id"), "config.json") < 0 ||
+	    (tc != cfg && add_eos(c, json_object_get(cfg, "eos_token_id"), "config.json") < 0) ||
+	    (gen && add_eos(c, json_object_get(gen, "eos_token_id"), "generation_config.json") < 0))
+		return -1;
 	return 0;
 }
 

@@ -162,13 +162,20 @@ int tf_st_load(tf_store *s, const char *file)
 			goto out;
 		nr++;
 	}
-	/* no two tensors may share bytes (empty tensors share nothing) */
+	/* no two tensors may share bytes (empty tensors share nothing): each
+	 * begins at or past the furthest end before it, not only its
+	 * neighbour's, which a small or empty tensor between them would hide */
 	qsort(ranges, nr, sizeof *ranges, cmp_begin);
-	for (size_t i = 1; i < nr; i++)
-		if (ranges[i][0] < ranges[i - 1][1] && ranges[i][1] > ranges[i][0]) {
+	uint64_t end = 0;
+	for (size_t i = 0; i < nr; i++) {
+		if (ranges[i][1] == ranges[i][0])
+			continue;
+		if (ranges[i][0] < end) {
 			tf_err("'%s': tensors overlap at data offset %llu", file, (unsigned long long)ranges[i][0]);
 			goto out;
 		}
+		end = ranges[i][1];
+	}
 	rc = 0;
 out:
 	free(ranges);

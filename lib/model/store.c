@@ -26,6 +26,17 @@ static int exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+/* whether path, which exists, is a regular file; else an error: opening a
+ * FIFO named config.json would wait for a writer forever */
+static int regular(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return tf_err("'%s' is not a regular file", path), 0;
+	return 1;
+}
+
 static json_t *load_json(const char *path, int required)
 {
 	json_error_t e;
@@ -36,6 +47,8 @@ static json_t *load_json(const char *path, int required)
 			tf_err("cannot open '%s':", path);
 		return NULL;
 	}
+	if (!regular(path))
+		return NULL;
 	j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
 	if (!j)
 		tf_err("'%s' is not valid JSON: %s (line %d)", path, e.text, e.line);
@@ -49,11 +62,11 @@ static json_t *load_json(const char *path, int required)
 
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	char *buf = NULL;
 	size_t n = 0, cap = 0, got;
 
-	if (!f)
+	if (!regular(path) || !(f = fopen(path, "rb")))
 		return NULL;
 	do {
 		if (n + 65536 > cap)
@@ -170,10 +183,19 @@ tf_store *tf_store_open(const char *path)
 	free(p);
 	if (!s->config)
 		goto fail;
+	/* optional, but when there it must be read: its end ids stop generation */
 	p = join(path, "generation_config.json");
 	s->gen_config = load_json(p, 0);
+	if (!s->gen_config && exists(p)) {
+		free(p);
+		goto fail;
+	}
 	free(p);
 	p = join(path, "tokenizer.json");
+	if (!regular(p)) {
+		free(p);
+		goto fail;
+	}
 	s->tokenizer_json = slurp(p);
 	free(p);
 	files = shard_list(path, &nf);

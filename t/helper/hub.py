@@ -33,6 +33,7 @@ times (default: always):
     commit   HEAD: X-Repo-Commit names another commit
     hang     HEAD: answers after 30 s
     stall    GET: sends half the body, waits 30 s, sends the rest
+    trickle  GET (and api): the body a byte every half second
     unsafe   api: the file list holds "../evil.json"
     badjson  api: the answer is not JSON
 
@@ -154,6 +155,25 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD" and body:
             self.wfile.write(body)
 
+    def drip(self, body):
+        """the body a byte every half second, until the client gives up"""
+        try:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                time.sleep(0.5)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def trickle(self, headers, body):
+        self.status = 200
+        self.send_response(200)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.drip(body)
+
     def error(self, status, code, message):
         self.reply(status, [("X-Error-Code", code), ("X-Error-Message", message),
                             ("Content-Type", "application/json")],
@@ -209,7 +229,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         if not self.authorized():
             return self.error(401, "GatedRepo", "Invalid credentials")
-        mode = hub.fault("api", ("500", "404", "unsafe", "badjson"))
+        mode = hub.fault("api", ("500", "404", "unsafe", "badjson", "trickle"))
         if mode == "500":
             return self.error(500, "InternalError", "boom")
         if mode == "404" or repo not in hub.repos:
@@ -232,6 +252,8 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "unsafe":
             siblings.append({"rfilename": "../evil.json"})
         body = json.dumps({"id": repo, "modelId": repo, "sha": r.commit, "siblings": siblings})
+        if mode == "trickle":
+            return self.trickle([("Content-Type", "application/json")], body.encode())
         self.reply(200, [("Content-Type", "application/json")], body.encode())
 
     def resolve(self, repo, rev, path):
@@ -270,7 +292,7 @@ class Handler(BaseHTTPRequestHandler):
         start, end = 0, len(data)
         mode = None
         if self.command == "GET":
-            mode = hub.fault(f.path, ("get500", "cut", "short", "badsha", "norange", "stall"))
+            mode = hub.fault(f.path, ("get500", "cut", "short", "badsha", "norange", "stall", "trickle"))
         if mode == "get500":
             return self.error(500, "InternalError", "boom")
         rng = self.headers.get("Range")
@@ -305,6 +327,8 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "cut":
             body = body[:len(body) // 2]
         try:
+            if mode == "trickle":
+                return self.drip(body)
             for i in range(0, len(body), CHUNK):
                 if mode == "stall" and i >= len(body) // 2:
                     self.wfile.flush()

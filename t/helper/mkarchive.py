@@ -15,6 +15,10 @@ undo work already done, then the hostile member:
     dup           good.json a second time
     zipdotdot     a zip member ../x                zipabs     a zip member TARGET
     zipsym        a zip symlink to TARGET
+    ziplie        a zip member whose headers say 4 GiB, holding 200 bytes
+    tarhuge       a tar member whose header says 2^40 bytes, holding 512
+    cpiohard      GNU cpio -H newc's hard-linked pair a.json, b.json: the
+                  data on the last of them (not hostile: both must hold it)
 """
 import io
 import stat
@@ -50,6 +54,39 @@ def zipped(out, name, data, link=False):
         z.writestr(info, data)
 
 
+def ziplie(out):
+    import struct
+    zipped(out, "big.bin", b"z" * 200)
+    raw = bytearray(open(out, "rb").read())
+    # the uncompressed size of big.bin, in its local header and in the
+    # central directory, becomes 0xffffff00
+    for sig, off in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        at = raw.rfind(sig)
+        raw[at + off:at + off + 4] = struct.pack("<I", 0xFFFFFF00)
+    open(out, "wb").write(raw)
+
+
+def tarhuge(out):
+    with open(out, "wb") as f:
+        g = tarfile.TarInfo("good.json")
+        g.size = len(GOOD)
+        f.write(g.tobuf(tarfile.GNU_FORMAT) + GOOD + b"\0" * (512 - len(GOOD)))
+        h = tarfile.TarInfo("huge.bin")
+        h.size = 1 << 40
+        f.write(h.tobuf(tarfile.GNU_FORMAT) + b"h" * 512)
+
+
+def cpiohard(out):
+    def entry(name, ino, nlink, data, mode=0o100644):
+        name = name.encode() + b"\0"
+        fields = [ino, mode, 0, 0, nlink, 0, len(data), 0, 0, 0, 0, len(name), 0]
+        h = b"070701" + b"".join(b"%08X" % v for v in fields) + name
+        h += b"\0" * (-len(h) % 4)
+        return h + data + b"\0" * (-len(data) % 4)
+    body = entry("a.json", 7, 2, b"") + entry("b.json", 7, 2, GOOD) + entry("TRAILER!!!", 0, 1, b"", 0)
+    open(out, "wb").write(body + b"\0" * (-len(body) % 512))
+
+
 def main():
     out, kind = sys.argv[1], sys.argv[2]
     target = sys.argv[3] if len(sys.argv) > 3 else "/etc/passwd"
@@ -77,6 +114,12 @@ def main():
         zipped(out, target, evil)
     elif kind == "zipsym":
         zipped(out, "link.json", target.encode(), link=True)
+    elif kind == "ziplie":
+        ziplie(out)
+    elif kind == "tarhuge":
+        tarhuge(out)
+    elif kind == "cpiohard":
+        cpiohard(out)
     else:
         sys.exit("unknown kind " + kind)
 

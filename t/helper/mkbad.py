@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """mkbad.py GOOD OUT KIND: copy the model folder GOOD to OUT, damaged as KIND.
 
-Kinds: truncated, hdrlen, overlap, range, dtype, missing, shape,
-config-notjson, config-nofield, notobject.
+Kinds: truncated, hdrlen, overlap, overlap-hidden, range, dtype, missing,
+shape, config-notjson, config-nofield, notobject.
 """
 import json
 import os
@@ -40,6 +40,16 @@ elif kind == "overlap":
     size = hdr[a]["data_offsets"][1] - hdr[a]["data_offsets"][0]
     # a starts inside b but keeps its own size, so only the overlap is wrong
     hdr[a]["data_offsets"] = [beg + 2, beg + 2 + size]
+    write(hdr, data)
+elif kind == "overlap-hidden":
+    # a small tensor inside the largest one, with an empty tensor between
+    # their starts: neighbours in offset order do not overlap
+    big = max(names, key=lambda k: hdr[k]["data_offsets"][1] - hdr[k]["data_offsets"][0])
+    small = min((k for k in names if k != big), key=lambda k: hdr[k]["data_offsets"][1] - hdr[k]["data_offsets"][0])
+    beg = hdr[big]["data_offsets"][0]
+    size = hdr[small]["data_offsets"][1] - hdr[small]["data_offsets"][0]
+    hdr["extra.empty"] = {"dtype": "F32", "shape": [0], "data_offsets": [beg + 16, beg + 16]}
+    hdr[small]["data_offsets"] = [beg + 64, beg + 64 + size]
     write(hdr, data)
 elif kind == "range":
     t = hdr[names[0]]

@@ -12,7 +12,7 @@
                            the checkpoint lacks), bits9 (bits outside 2..8)
   bundle-bad SRC OUT KIND  a copy of the bundle SRC, damaged as KIND:
                            truncated, past-end, magic, version, notjson, deep,
-                           notarray, dupkey, overlap, bytes, shape, trailing
+                           notarray, dupkey, overlap, overlap-hidden, bytes, shape, trailing
 """
 import json
 import os
@@ -161,6 +161,14 @@ def bundle_bad(src, out, kind):
     elif kind == "overlap":
         other = (big + 1) % len(ts)
         ts[other]["offset"] = ts[big]["offset"]
+        put_manifest(json.dumps(man).encode())
+    elif kind == "overlap-hidden":
+        # a small tensor inside the largest, an empty one between their
+        # starts: neighbours in offset order do not overlap
+        small = min((i for i in range(len(ts)) if i != big and ts[i]["bytes"]), key=lambda i: ts[i]["bytes"])
+        empty = dict(ts[small], name="extra.empty", shape=[0], bytes=0, offset=ts[big]["offset"] + 4096)
+        ts[small]["offset"] = ts[big]["offset"] + 8192
+        ts.append(empty)
         put_manifest(json.dumps(man).encode())
     elif kind == "bytes":
         ts[big]["bytes"] += 4096
