@@ -96,8 +96,10 @@ UNIT     := $(patsubst %.c,%.t,$(sort $(wildcard t/unit/*.c)))
 HELPERS  := $(patsubst %.c,%,$(sort $(wildcard t/helper/*.c)))
 MANS     := $(sort $(wildcard man/*.[1-9]))
 TESTS    := $(sort $(wildcard t/t[0-9]*.t))
+FUZZ     := $(patsubst t/fuzz/fuzz-%.c,%,$(sort $(wildcard t/fuzz/fuzz-*.c)))
+REPLAY   := $(FUZZ:%=t/fuzz/replay-%)
 
-all: $(PROGS) $(UNIT) $(HELPERS)
+all: $(PROGS) $(UNIT) $(HELPERS) $(REPLAY)
 
 lib/%.o: lib/%.c $(LIB_HDR)
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
@@ -124,6 +126,50 @@ t/unit/%.t: t/unit/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
 
 t/helper/%: t/helper/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR)
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libtf.a $(LDLIBS_test)
+
+# Fuzz harnesses (t/fuzz): built with replay.c, each reads every input of
+# its corpus once in `make test` (t/t0003-fuzz-corpus.t); `make fuzz`
+# builds them for libFuzzer with clang, ASan and UBSan and runs each for
+# FUZZ_S seconds (FUZZ_JOBS at once), new inputs and crashes going to
+# t/fuzz/work/HARNESS.
+t/fuzz/replay-%: t/fuzz/fuzz-%.c t/fuzz/replay.c t/fuzz/file.c t/fuzz/fuzz.h lib/libtf.a $(CUDA_LIB) $(LIB_HDR)
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) -It/fuzz $(CFLAGS) $(LDFLAGS) -o $@ $< t/fuzz/replay.c t/fuzz/file.c \
+		lib/libtf.a $(LDLIBS_test)
+
+FUZZ_CC    = clang
+FUZZ_S     = 60
+FUZZ_JOBS  = 1
+FUZZ_SAN   = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CPP   = $(filter-out -DTF_CUDA,$(CPPFLAGS))
+# clang will not build the portable clone of the AVX2 loops (target_clones)
+# around vector arguments, so the fuzz build is AVX2 throughout on x86-64
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -ffp-contract=off -pthread -fno-omit-frame-pointer $(FUZZ_SAN) \
+              $(if $(filter x86_64,$(shell uname -m)),-mavx2)
+FUZZ_OBJ   := $(LIB_SRC:%.c=t/fuzz/obj/%.o)
+FUZZ_LIBS  = $(LIBS_BASE) -lcrypto -lpcre2-8 -lutf8proc -lcurl -larchive
+
+t/fuzz/obj/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(FUZZ_CC) $(FUZZ_CPP) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+t/fuzz/obj/libtf.a: $(FUZZ_OBJ)
+	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $(FUZZ_OBJ)
+
+t/fuzz/fuzz-%: t/fuzz/fuzz-%.c t/fuzz/file.c t/fuzz/fuzz.h t/fuzz/obj/libtf.a
+	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CPP) -It/fuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< t/fuzz/file.c \
+		t/fuzz/obj/libtf.a $(FUZZ_LIBS)
+
+fuzz: $(FUZZ:%=t/fuzz/fuzz-%)
+	@for h in $(FUZZ); do \
+		mkdir -p t/fuzz/work/$$h || exit 1; \
+		echo "fuzz-$$h: $(FUZZ_S) s"; \
+		t/fuzz/fuzz-$$h -max_total_time=$(FUZZ_S) -jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS) \
+			-max_len=400000 -rss_limit_mb=4096 -timeout=20 -print_final_stats=1 \
+			-artifact_prefix=t/fuzz/work/$$h/ t/fuzz/work/$$h t/fuzz/corpus/$$h \
+			>t/fuzz/work/$$h.log 2>&1; rc=$$?; \
+		grep -E '^stat::number_of_executed_units|^stat::peak_rss' t/fuzz/work/$$h.log; \
+		if [ $$rc != 0 ]; then tail -40 t/fuzz/work/$$h.log; exit 1; fi; \
+	done
 
 # The packages a fresh Debian 12 machine lacks: build headers, the test
 # oracles' Python packages (in .venv), mandoc for the man lint. As root they
@@ -192,6 +238,7 @@ check: test manlint
 	$(MAKE) all
 
 clean:
-	rm -f lib/*/*.o lib/*.a kernels/*.o $(PROGS) $(UNIT) $(HELPERS)
+	rm -f lib/*/*.o lib/*.a kernels/*.o $(PROGS) $(UNIT) $(HELPERS) $(REPLAY) $(FUZZ:%=t/fuzz/fuzz-%)
+	rm -rf t/fuzz/obj
 
-.PHONY: all deps deps-build test demo install manlint check clean
+.PHONY: all deps deps-build test demo install manlint check clean fuzz

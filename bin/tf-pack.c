@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 	tf_pack_opts o = { .group = 64 };
 	const char *synth = NULL;
 	long seed = 0;
-	int c, do_show = 0, as_json = 0, quiet = 0, group_set = 0;
+	int c, do_show = 0, as_json = 0, quiet = 0, group_set = 0, seed_set = 0;
 
 	tf_prog = "tf-pack";
 	tf_out_init();
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 		case 'r': o.recipe = optarg; break;
 		case OPT_NOSIGN1: o.no_sign1 = 1; break;
 		case OPT_SYNTH: synth = optarg; break;
-		case OPT_SEED: seed = tf_arg_long(optarg, "--seed", 0, 0x7fffffffl); break;
+		case OPT_SEED: seed = tf_arg_long(optarg, "--seed", 0, 0x7fffffffl); seed_set = 1; break;
 		case OPT_SHOW: do_show = 1; break;
 		case OPT_JSON: as_json = 1; break;
 		case 'q': quiet = 1; break;
@@ -163,6 +163,8 @@ int main(int argc, char **argv)
 			tf_die_err();
 		return tf_stdout_close() ? (tf_die_err(), 1) : 0;
 	}
+	if (seed_set && !synth)
+		tf_usage_die("--seed goes with --synth");
 	if (synth) {
 		if (argc != 1)
 			tf_usage_die("--synth takes one output file");

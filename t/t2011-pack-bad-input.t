@@ -81,6 +81,18 @@ usage '--json without --show' --json $M out.tfb
 usage 'one operand' $M
 usage 'an unknown option' --frobnicate $M out.tfb
 usage '--synth without --bits' --synth qwen3.5-9b out.tfb
+usage '--seed without --synth' --seed 3 $M out.tfb
+
+# options that would be ignored are refused instead
+tf-pack -q --bits 8 $M q8.tfb || echo "Bail out! tf-pack --bits 8 failed"
+test_error '--bits 4 on an 8-bit bundle is refused, not kept at 8 bits' tf-pack \
+	"'embed_tokens' is already 8-bit: tf-pack copies quantized weights as they are" tf-pack --bits 4 q8.tfb out.tfb
+test_expect '--bits 8 on an 8-bit bundle is what it has: packed' 'tf-pack -q --bits 8 q8.tfb same.tfb'
+printf 'layers.*.mlp.nothing 4\n' >nomatch.txt
+test_error 'a recipe rule that matches no module is refused' tf-pack \
+	"recipe line 1: 'layers.\*.mlp.nothing' matches no module" tf-pack -r nomatch.txt $M out.tfb
+test_expect 'no output file after a refused recipe' "test ! -e out.tfb && ! ls out.tfb.tmp.* 2>/dev/null"
+
 test_expect '--help on stdout, exit 0' "tf-pack --help >h.txt && grep -q '^usage: tf-pack' h.txt"
 test_expect '--version' "tf-pack --version | grep -q '^tf-pack [0-9]'"
 

@@ -52,6 +52,9 @@ test_expect 'a pipe closed early: a quiet end by SIGPIPE, as cat ends' '
 	test "$(cat rc)" = 141 && test ! -s err
 '
 
+test_expect 'TF_THREADS that is not a count is a usage error, not all CPUs' '
+	TF_THREADS=abc tf-run $M $M/prompt.ids >/dev/null 2>err; test $? = 2 && grep -q "TF_THREADS must be a number" err
+'
 test_expect 'binary records to a terminal are refused' '
 	script -qec "tf-run $M $M/prompt.ids" /dev/null >tty.out; rc=$?
 	test $rc = 1 && grep -q "tf-run: error: refusing to write binary records to a terminal" tty.out

@@ -58,7 +58,12 @@ void tf_pool_init(int n)
 		return;
 	if (n <= 0) {
 		const char *env = getenv("TF_THREADS");
-		n = env ? atoi(env) : 0;
+		char *end;
+		long v = env && *env ? strtol(env, &end, 10) : 0;
+		/* a value that is not a count is refused, not read as 0 (all CPUs) */
+		if (env && *env && (*end || v < 1 || v > 256))
+			tf_usage_die("TF_THREADS must be a number of threads from 1 to 256, not '%s'", env);
+		n = (int)v;
 	}
 	if (n <= 0)
 		n = (int)sysconf(_SC_NPROCESSORS_ONLN);

@@ -59,6 +59,11 @@ static int set_cols(tf_rows *r, uint32_t cols)
 {
 	if (cols == 0)
 		return tf_err("'%s': logits rows of 0 values", r->name);
+	/* a row is held whole, so its width is bounded before the header's
+	 * word for it is taken: 2^24 values, past any vocabulary */
+	if (cols > 1u << 24)
+		return tf_err("'%s': logits rows of %u values: more than any vocabulary (%u)", r->name, cols,
+			      1u << 24);
 	r->cols = cols;
 	r->row = malloc((size_t)cols * sizeof *r->row);
 	if (!r->row)

@@ -113,7 +113,19 @@ static int add_eos(tf_config *c, json_t *v, const char *file)
 	return 0;
 }
 
+static int parse(json_t *cfg, json_t *gen, tf_config *c);
+
 int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c)
+{
+	/* a config refused halfway keeps nothing it allocated */
+	if (parse(cfg, gen, c) < 0) {
+		tf_config_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse(json_t *cfg, json_t *gen, tf_config *c)
 {
 	json_t *tc = json_object_get(cfg, "text_config"), *rp, *lt, *v;
 	double theta = 0, prf = 0.25, eps = 1e-6;

@@ -271,7 +271,7 @@ static int write_bytes(tf_bw *bw, const void *p, uint64_t n)
 }
 
 /* the bits asked for a float weight: 0 keep */
-static int wanted_bits(const tf_pack_opts *o, const tf_recipe *r, const char *module, int *group)
+static int wanted_bits(const tf_pack_opts *o, tf_recipe *r, const char *module, int *group)
 {
 	int b = -1, g = 0;
 
@@ -283,12 +283,24 @@ static int wanted_bits(const tf_pack_opts *o, const tf_recipe *r, const char *mo
 	return b;
 }
 
-/* an MLX triplet (or a bundle's weight) into e: every byte as it is */
-static int put_coded(tf_bw *bw, const tf_store *s, const tf_weight *w, tf_bundle_entry *e)
+/* an MLX triplet (or a bundle's weight) into e: every byte as it is, so
+ * bits asked for it must be the bits it has */
+static int put_coded(tf_bw *bw, const tf_store *s, const tf_pack_opts *o, tf_recipe *rp, const item *x,
+		     tf_bundle_entry *e)
 {
+	const tf_weight *w = &x->w;
 	uint64_t part[3], total;
-	int wrc;
+	int group, want = wanted_bits(o, rp, x->module, &group), wrc;
 
+	if (want > 0 && (w->fmt != TF_AFFINE || want != w->bits)) {
+		char has[32];
+		if (w->fmt == TF_AFFINE)
+			snprintf(has, sizeof has, "%d-bit", w->bits);
+		else
+			snprintf(has, sizeof has, "sign1");
+		return tf_err("'%s' is already %s: tf-pack copies quantized weights as they are, and %d bits "
+			      "apply to float weights only", x->module, has, want);
+	}
 	e->fmt = w->fmt;
 	e->ndim = 2;
 	e->shape[0] = w->rows;
@@ -310,7 +322,7 @@ static int put_coded(tf_bw *bw, const tf_store *s, const tf_weight *w, tf_bundle
 
 /* a float or integer tensor into e: exact sign1 when its every group of
  * 128 is {-s, +s}, quantized when the options ask for bits, else kept */
-static int put_float(tf_bw *bw, const tf_pack_opts *o, const tf_recipe *rp, const item *x, tf_bundle_entry *e)
+static int put_float(tf_bw *bw, const tf_pack_opts *o, tf_recipe *rp, const item *x, tf_bundle_entry *e)
 {
 	const tf_tensor *t = x->t;
 	int64_t br, bc;
@@ -386,12 +398,14 @@ int tf_pack(const char *src, const char *out, const tf_pack_opts *o)
 
 		snprintf(e.name, sizeof e.name, "%s", t->name);
 		snprintf(e.source, sizeof e.source, "%s", t->src ? t->src : t->name);
-		wrc = it[i].quantized ? put_coded(bw, s, &it[i].w, &e) : put_float(bw, o, rp, &it[i], &e);
+		wrc = it[i].quantized ? put_coded(bw, s, o, rp, &it[i], &e) : put_float(bw, o, rp, &it[i], &e);
 		if (wrc || tf_bw_tensor_end(bw, &e) < 0)
 			goto out;
 		progress(i + 1, n, tf_bw_size(bw), 0);
 	}
 	progress(n, n, tf_bw_size(bw), 1);
+	if (rp && tf_recipe_check_used(rp) < 0)
+		goto out;
 	rc = tf_bw_finish(bw);
 	bw = NULL;
 out:

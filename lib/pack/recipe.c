@@ -76,7 +76,7 @@ int tf_recipe_load(tf_recipe *r, const char *spec, const json_t *config)
 			goto fail;
 		}
 		r->rule = tf_realloc(r->rule, (r->n + 1) * sizeof *r->rule);
-		r->rule[r->n++] = (tf_recipe_rule){ tf_strdup(glob), b, nf == 3 ? group : 0 };
+		r->rule[r->n++] = (tf_recipe_rule){ tf_strdup(glob), b, nf == 3 ? group : 0, lineno, 0 };
 	}
 	if (ferror(f)) {
 		tf_err("cannot read recipe '%s':", spec);
@@ -110,17 +110,27 @@ static int mixed_bits(const tf_recipe *r, const char *m)
 	return r->low;
 }
 
-int tf_recipe_bits(const tf_recipe *r, const char *module, int *group)
+int tf_recipe_bits(tf_recipe *r, const char *module, int *group)
 {
 	*group = 0;
 	if (r->high)
 		return mixed_bits(r, module);
 	for (int i = 0; i < r->n; i++)
 		if (!fnmatch(r->rule[i].glob, module, 0)) {
+			r->rule[i].hits++;
 			*group = r->rule[i].group;
 			return r->rule[i].bits;
 		}
 	return -1;
+}
+
+int tf_recipe_check_used(const tf_recipe *r)
+{
+	for (int i = 0; i < r->n; i++)
+		if (!r->rule[i].hits)
+			return tf_err("recipe line %d: '%s' matches no module of the checkpoint (or only ones "
+				      "an earlier rule took)", r->rule[i].line, r->rule[i].glob);
+	return 0;
 }
 
 void tf_recipe_free(tf_recipe *r)

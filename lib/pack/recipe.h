@@ -21,6 +21,8 @@ typedef struct {
 	char *glob;
 	int bits;               /* 2..8, or 0 to keep */
 	int group;              /* 0: the default group */
+	int line;               /* of the recipe file */
+	long hits;              /* modules it gave bits to */
 } tf_recipe_rule;
 
 typedef struct {
@@ -32,7 +34,10 @@ typedef struct {
 /* spec: a built-in name or a file; config gives the layer count */
 int tf_recipe_load(tf_recipe *r, const char *spec, const json_t *config);
 /* bits for a module (0 keep) and its group (0 default); -1 when no rule matches */
-int tf_recipe_bits(const tf_recipe *r, const char *module, int *group);
+int tf_recipe_bits(tf_recipe *r, const char *module, int *group);
+/* 0 once every rule of a file gave some module its bits, else -1 with an error
+ * naming the first that matched none (a typo would change no bits at all) */
+int tf_recipe_check_used(const tf_recipe *r);
 void tf_recipe_free(tf_recipe *r);
 
 #endif
