@@ -40,8 +40,17 @@ NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/n
 ifneq ($(NVCC),)
 ifeq ($(shell $(NVCC) --list-gpu-code 2>/dev/null | grep -qx sm_90 && echo ok),)
 $(warning $(NVCC) cannot build for sm_90a; building without CUDA)
+NO_CUDA_WHY := $(NVCC) cannot build for sm_90a
 NVCC :=
 endif
+endif
+# why a CPU build has no CUDA, for the message of --device cuda
+ifeq ($(NVCC),)
+ifeq ($(origin NVCC),command line)
+NO_CUDA_WHY = it was built for the CPU only, with make NVCC=
+endif
+NO_CUDA_WHY ?= no nvcc was found on PATH or in $(CUDA_HOME) when it was built
+CPPFLAGS += -DTF_NO_CUDA_WHY='"$(NO_CUDA_WHY)"'
 endif
 ifneq ($(NVCC),)
 CUDA_DIR  := $(patsubst %/bin/nvcc,%,$(NVCC))

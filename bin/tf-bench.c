@@ -33,12 +33,15 @@ static const char usage_text[] =
 	"  -r, --reps N           timed repetitions after a warm-up (default 3)\n"
 	"      --gemv             also a 'gemv' row: the decode products of a token\n"
 	"                         alone (every matrix once), replayed 20 times a rep\n"
+	"      --rows N,...       also a table of passes of N rows of one sequence (what\n"
+	"                         tf-run --window N --last runs): ms a pass, its ratio\n"
+	"                         to a pass of one row, rows a second\n"
 	"  -o, --output FMT       md (default) or json (one object a line)\n"
 	"      --json             the same as -o json\n"
 	"  -h, --help             show this help\n"
 	"  -V, --version          show the version\n";
 
-enum { OPT_JSON = 256, OPT_GEMV };
+enum { OPT_JSON = 256, OPT_GEMV, OPT_ROWS };
 
 static const struct option longopts[] = {
 	{ "synth", required_argument, NULL, 's' },
@@ -49,6 +52,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "gemv", no_argument, NULL, OPT_GEMV },
+	{ "rows", required_argument, NULL, OPT_ROWS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -86,6 +90,7 @@ static void form_name(const tf_weight *w, char *buf, size_t n)
 
 struct ctx {
 	int json, gemv;
+	int rows[MAXN], nrows;  /* --rows */
 	double bw;
 	const char *dev;
 };
@@ -112,6 +117,50 @@ static void row(const struct ctx *x, const char *model, const char *form, uint64
 	else
 		printf(" - | - | - |\n");
 	fflush(stdout);
+}
+
+/* the --rows table of a model: each pass of N rows in ms and against one
+ * row's (timed too where 1 is not in the list) */
+static void rows_table(const struct ctx *x, tf_model *m, const char *model, const char *form, int reps)
+{
+	tf_bench_rate one, r;
+
+	if (tf_bench_rows(m, 1, reps, &one) < 0)
+		tf_die("%s: rows1: %s", model, tf_errmsg());
+	if (!x->json) {
+		printf("\n| model | form | rows | ms a pass | x one row | rows/s | products ms | rest |\n");
+		printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+	}
+	for (int i = 0; i < x->nrows; i++) {
+		const int n = x->rows[i];
+		tf_bench_rate p = { 0 };
+		uint64_t bytes;
+		if (n == 1)
+			r = one;
+		else if (tf_bench_rows(m, n, reps, &r) < 0)
+			tf_die("%s: rows%d: %s", model, n, tf_errmsg());
+		/* the products of the pass's rows alone, for the share of the
+		 * rest (up to 16 rows, a window's) */
+		if (n <= 16 && tf_bench_gemv(m, n, reps, &p, &bytes) < 0)
+			tf_die("%s: products of %d rows: %s", model, n, tf_errmsg());
+		const double ratio = r.mean / one.mean, rate = n * 1e3 / r.mean;
+		const double pms = p.mean > 0 ? 1e3 / p.mean : 0, rest = pms > 0 ? 1 - pms / r.mean : 0;
+		if (x->json)
+			printf("{\"model\": \"%s\", \"form\": \"%s\", \"test\": \"rows%d\", \"n\": %d, "
+			       "\"ms_per_pass\": %.4f, \"ms_per_pass_sd\": %.4f, \"x_one_row\": %.3f, "
+			       "\"rows_per_s\": %.1f, \"products_ms\": %.4f, \"rest_share\": %.4f, \"reps\": %d, "
+			       "\"device\": \"%s\"}\n",
+			       model, form, n, n, r.mean, r.sd, ratio, rate, pms, rest, r.reps, x->dev);
+		else if (pms > 0)
+			printf("| %s | %s | %d | %.3f ± %.3f | %.2f | %.1f | %.3f | %.1f%% |\n", model, form, n, r.mean,
+			       r.sd, ratio, rate, pms, 100 * rest);
+		else
+			printf("| %s | %s | %d | %.3f ± %.3f | %.2f | %.1f | - | - |\n", model, form, n, r.mean, r.sd,
+			       ratio, rate);
+		fflush(stdout);
+	}
+	if (!x->json)
+		printf("\n");
 }
 
 static void bench(const struct ctx *x, tf_model *m, const char *name, const char *form, const int *pp, int npp,
@@ -141,10 +190,12 @@ static void bench(const struct ctx *x, tf_model *m, const char *name, const char
 		}
 	if (x->gemv) {
 		uint64_t bytes;
-		if (tf_bench_gemv(m, reps, &r, &bytes) < 0)
+		if (tf_bench_gemv(m, 1, reps, &r, &bytes) < 0)
 			tf_die("%s: gemv: %s", name, tf_errmsg());
 		row(x, name, form, size, "gemv", 1, &r, bytes);
 	}
+	if (x->nrows)
+		rows_table(x, m, name, form, reps);
 }
 
 int main(int argc, char **argv)
@@ -175,6 +226,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON: x.json = 1; break;
 		case OPT_GEMV: x.gemv = 1; break;
+		case OPT_ROWS:
+			x.nrows = list(optarg, "--rows", x.rows, 0);
+			for (int i = 0; i < x.nrows; i++)
+				if (x.rows[i] > 64)
+					tf_usage_die("--rows: at most 64 rows a pass, not %d", x.rows[i]);
+			break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
 		case 'V': printf("tf-bench %s\n", VERSION); return tf_stdout_exit();
 		default: tf_usage_die("unknown option");

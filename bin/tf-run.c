@@ -70,11 +70,25 @@ static const struct option longopts[] = {
 	{ 0 }
 };
 
+/* options given, where one only means something beside another */
+enum { G_TEMP = 1, G_TOPK = 2, G_TOPP = 4, G_SEED = 8, G_STREAM = 16, G_LOGITS = 32 };
+
+/* an option that would be accepted and then ignored is a usage error */
+static void check_options(const tf_run_opts *o, int given)
+{
+	if (!o->gen && (given & (G_TEMP | G_TOPK | G_TOPP | G_SEED | G_STREAM)))
+		tf_usage_die("--temp, --top-k, --top-p, --seed and --stream go with -n (generation)");
+	if (o->gen && (given & G_LOGITS))
+		tf_usage_die("-n writes ids: --raw, --last, --text and --window shape logits, not ids");
+	if ((given & (G_TOPK | G_TOPP)) && !(o->sampler.temp > 0))
+		tf_usage_die("--top-k and --top-p choose among ids to sample: they need --temp above 0");
+}
+
 int main(int argc, char **argv)
 {
 	tf_run_opts o = { .out = TF_OUT_RECORDS, .sampler = { .top_p = 1 } };
 	const char *output = "-", *input = "-";
-	int force = 0, threads = 0, c;
+	int force = 0, threads = 0, given = 0, c;
 	const char *device = getenv("TF_DEVICE");
 	tf_model *m;
 	tf_decoder *d;
@@ -90,23 +104,27 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'o': output = optarg; break;
 		case 'f': force = 1; break;
-		case OPT_RAW: o.out = TF_OUT_RAW; break;
-		case OPT_LAST: o.last = 1; break;
-		case OPT_TEXT: o.out = TF_OUT_TEXT; o.text_k = tf_arg_long(optarg, "--text", 1, 1 << 30); break;
-		case 'n': o.gen = tf_arg_long(optarg, "-n", 0, 1L << 40); break;
-		case OPT_TEMP: o.sampler.temp = tf_arg_double(optarg, "--temp", 0, 1e6); break;
-		case OPT_TOPK: o.sampler.top_k = tf_arg_long(optarg, "--top-k", 0, 1 << 30); break;
-		case OPT_TOPP: o.sampler.top_p = tf_arg_double(optarg, "--top-p", 0, 1); break;
-		case OPT_SEED: o.sampler.rng = tf_arg_u64(optarg, "--seed"); break;
+		case OPT_RAW: o.out = TF_OUT_RAW; given |= G_LOGITS; break;
+		case OPT_LAST: o.last = 1; given |= G_LOGITS; break;
+		case OPT_TEXT:
+			o.out = TF_OUT_TEXT;
+			o.text_k = tf_arg_long(optarg, "--text", 1, 1 << 30);
+			given |= G_LOGITS;
+			break;
+		case 'n': o.gen = tf_arg_long(optarg, "-n", 1, 1L << 40); break;
+		case OPT_TEMP: o.sampler.temp = tf_arg_double(optarg, "--temp", 0, 1e6); given |= G_TEMP; break;
+		case OPT_TOPK: o.sampler.top_k = tf_arg_long(optarg, "--top-k", 0, 1 << 30); given |= G_TOPK; break;
+		case OPT_TOPP: o.sampler.top_p = tf_arg_double(optarg, "--top-p", 0, 1); given |= G_TOPP; break;
+		case OPT_SEED: o.sampler.rng = tf_arg_u64(optarg, "--seed"); given |= G_SEED; break;
 		case OPT_NOEOS: o.ignore_eos = 1; break;
-		case OPT_STREAM: o.stream = 1; break;
+		case OPT_STREAM: o.stream = 1; given |= G_STREAM; break;
 		case OPT_MODE:
 			if (strcmp(optarg, "prompt") && strcmp(optarg, "step"))
 				tf_usage_die("--mode must be prompt or step, not '%s'", optarg);
 			o.step = !strcmp(optarg, "step");
 			break;
 		case 't': threads = tf_arg_long(optarg, "--threads", 1, 256); break;
-		case OPT_WINDOW: o.window = tf_arg_long(optarg, "--window", 1, 1 << 20); break;
+		case OPT_WINDOW: o.window = tf_arg_long(optarg, "--window", 1, 1 << 20); given |= G_LOGITS; break;
 		case OPT_DEVICE: device = optarg; break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
 		case 'V': printf("tf-run %s\n", VERSION); return tf_stdout_exit();
@@ -115,6 +133,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind < 1 || argc - optind > 2)
 		tf_usage_die("expected MODEL and at most one IDS file");
+	check_options(&o, given);
 	if (argc - optind == 2)
 		input = argv[optind + 1];
 

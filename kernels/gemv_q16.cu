@@ -40,6 +40,7 @@
 #include "base/env.h"
 #include "gemv_q16.cuh"
 #include "gemv_q16_body.cuh"
+#include "gemm_q16_mma.cuh"
 
 template <class F, int G, int RPW, int NB, bool SWI, bool QO = false, int STEPS = Q16_STEPS_ANY>
 __global__ void __launch_bounds__(Q16_WARPS * WARP, 1) gemv_q16(const __grid_constant__ q16_op op)
@@ -304,6 +305,8 @@ static int launch(const tf_weight *w, int n, int epi, const q16_op &op)
 	const int rows = (int)w->rows, cols = (int)w->cols, swi = epi == TF_Q16_SWIGLU;
 	int nb = n >= 4 ? 4 : n >= 2 ? 2 : 1, nbmax;
 
+	if (n >= 2 && q16_mma_takes(w, n, epi, op.yq != NULL))
+		return q16_mma(w, op, epi);
 	pick(w, 2, swi, nb, &nbmax);
 	if (nb > nbmax)
 		nb = nbmax;
@@ -406,5 +409,5 @@ int tf_cuda_gemv_q16_setup(void)
 	allower a;
 
 	CUDA_CHECK(each_form(a));
-	return 0;
+	return q16_mma_setup();
 }

@@ -85,6 +85,8 @@ static __device__ __forceinline__ float bf16_at(const uint32_t *v, int i)
 	return __uint_as_float(i % 2 ? v[i / 2] & 0xffff0000u : v[i / 2] << 16);
 }
 
+#include "q16_float.cuh"
+
 /* lane steps a warp has in flight: a lane holds a whole block of inputs a
  * group, so a pass of two rows or more holds half the steps */
 template <class F, int NB>
@@ -419,11 +421,10 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 						const uint4 *xp = sx + j * units + ch * LU;
 						const float *dj = sd + j * nblk + ch * F::NBLK, *sj = ss + j * nblk + ch * F::NBLK;
 						/* sign1: the blocks that share a scale summed as
-						 * I d first (sd_r), then once times -2 scale (BPS
-						 * blocks a scale within a chunk). The affine forms
-						 * keep a scale a block: summing the blocks of a
-						 * group first measured slower there. */
-						constexpr int BPS = F::SIGN ? (F::CC < G ? F::CC : G) / 32 : 1;
+						 * I d first (sd_r), then once times -2 scale
+						 * (q16_fsum). The affine forms keep a scale a
+						 * block: summing the blocks of a group first
+						 * measured slower there. */
 						float sd_r[RPW];
 						/* a group's inputs serve every row of the warp */
 						#pragma unroll
@@ -441,14 +442,9 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 								/* the blocks' integer sums, scaled; a sign1 block
 								 * counts 2 (set) - (all), and -I is the set part */
 								#pragma unroll
-								for (int bb = 0; bb < F::GB; bb++) {
-									const int b = g * F::GB + bb;
-									sd_r[r] = b % BPS ? fmaf((float)I[bb], dj[b], sd_r[r]) : (float)I[bb] * dj[b];
-									if ((b + 1) % BPS)
-										continue;
-									const float s = bf16_at(sv[u][r], b * 32 / G < GPC ? b * 32 / G : 0);
-									acc[r][j] = fmaf(F::SIGN ? -2.0f * s : s, sd_r[r], acc[r][j]);
-								}
+								for (int bb = 0; bb < F::GB; bb++)
+									q16_fsum<F, G>(g * F::GB + bb, (float)I[bb], dj[g * F::GB + bb],
+										       sv[u][r], sd_r[r], acc[r][j]);
 							}
 						}
 						/* the bias (for sign1, the -scale) of each of the
@@ -456,11 +452,8 @@ static __device__ __forceinline__ void q16_run(const q16_op &op)
 						#pragma unroll
 						for (int r = 0; r < RPW; r++) {
 							#pragma unroll
-							for (int b = 0; b < F::NBLK; b++) {
-								const int gq = b * 32 / G < GPC ? b * 32 / G : 0;
-								const float o = F::SIGN ? -bf16_at(sv[u][r], gq) : bf16_at(bv[u][r], gq);
-								acc[r][j] = fmaf(o, sj[b], acc[r][j]);
-							}
+							for (int b = 0; b < F::NBLK; b++)
+								q16_fbias<F, G>(b, sj[b], sv[u][r], bv[u][r], acc[r][j]);
 						}
 					}
 				}

@@ -94,6 +94,15 @@ test_expect 'a passing 500 on the listing, a HEAD and a GET is retried' '
 stop_hub
 
 rm -rf "$HF_HUB_CACHE"
+start_hub --repo org/shake="$SRC" --fault model.safetensors=get500
+test_error 'a download that keeps failing (500) fails the pull' tf-pull \
+	"cannot fetch 'model.safetensors' of 'org/shake': HTTP 500" tf-pull org/shake
+test_expect '... and leaves no empty .incomplete behind' '
+	test -z "$(find "$HF_HUB_CACHE" -name "*.incomplete" -size 0)"
+'
+stop_hub
+
+rm -rf "$HF_HUB_CACHE"
 start_hub --repo org/shake="$SRC" --fault model.safetensors=badsha
 test_error 'an LFS blob with a wrong sha256 is refused' tf-pull \
 	"checksum mismatch for 'model.safetensors': expected sha256 $SHA, got [0-9a-f]{64}; the download was deleted" \

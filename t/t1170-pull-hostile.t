@@ -94,6 +94,10 @@ lies ziplie "'big.bin' is truncated: it holds 200 of the 4294967040 bytes its he
 lies tarhuge "'huge.bin' would take 1099511627776 bytes, and [0-9]* are free"
 
 python3 "$T_DIR/helper/mkarchive.py" hard.cpio cpiohard
+head -c 200 hard.cpio >cut.cpio
+test_error 'a truncated cpio names where it broke, not "(null)"' tf-pull \
+	"cannot read 'cut.cpio' past its member 'a.json': truncated or damaged" tf-pull -i "*" cut.cpio --as org/cut
+test_expect '... and says nothing of "(null)"' '! grep -q "(null)" "$TMP/.stderr"'
 test_expect 'a GNU cpio newc hard-linked pair: both files hold the data on the last' '
 	snap=$(tf-pull -i "*" hard.cpio --as org/hard) &&
 	printf "{\"good\": true}\n" >want && cmp want "$snap/a.json" && cmp want "$snap/b.json"

@@ -52,6 +52,14 @@ test_expect 'a pipe closed early: a quiet end by SIGPIPE, as cat ends' '
 	test "$(cat rc)" = 141 && test ! -s err
 '
 
+# options that would be accepted and then ignored are usage errors
+for opts in "--top-k 5 -n 3" "--top-p 0.5 -n 3" "--temp 1" "--seed 3" "--stream" "-n 3 --raw" \
+	    "-n 3 --last" "-n 3 --text 2" "-n 3 --window 4" "-n 0"; do
+	test_expect "tf-run $opts: a usage error, not an option ignored" "
+		tf-run $opts \$M \$M/prompt.ids >out 2>err; test \$? = 2 && test ! -s out &&
+		grep -q \"Try 'tf-run --help'\" err
+	"
+done
 test_expect 'TF_THREADS that is not a count is a usage error, not all CPUs' '
 	TF_THREADS=abc tf-run $M $M/prompt.ids >/dev/null 2>err; test $? = 2 && grep -q "TF_THREADS must be a number" err
 '

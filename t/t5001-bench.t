@@ -26,10 +26,20 @@ usage "a bad prompt list is a usage error" -p 512,x -s qwen3.5-9b:q4
 usage "a bad depth list is a usage error" -d 4096,-1 -s qwen3.5-9b:q4
 usage "--reps 0 is a usage error" -r 0 -s qwen3.5-9b:q4
 usage "an unknown output format is a usage error" -o csv -s qwen3.5-9b:q4
+usage "a bad --rows list is a usage error" --rows 1,x -s qwen3.5-9b:q4
+usage "a pass of more than 64 rows is a usage error" --rows 1,65 -s qwen3.5-9b:q4
+test_expect "-h names --rows" 'tf-bench -h | grep -q -- "--rows N"'
 
 if ! tf-run --device cuda $DATA/tiny-q35 </dev/null >/dev/null 2>&1; then
 	test_error "without a GPU, tf-bench says why" tf-bench "CUDA" tf-bench -s qwen3.5-0.8b:q4
 	test_error "without a GPU, a model is not benchmarked either" tf-bench "CUDA" tf-bench $DATA/tiny-q35
+	# a CPU build says why it has no CUDA, and does not blame a missing
+	# nvcc when one is there (make NVCC= forced the CPU)
+	tf-bench -s qwen3.5-0.8b:q4 2>err
+	if grep -q "this build has no CUDA support" err && command -v nvcc >/dev/null; then
+		test_expect "a CPU build made where nvcc is does not say nvcc was not found" \
+			'! grep -q "no nvcc was found" err && grep -q "built for the CPU only\|cannot build for sm_90a" err'
+	fi
 fi
 
 done_testing

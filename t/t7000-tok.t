@@ -97,10 +97,10 @@ for seq, ids in enumerate([[827, 271, 43, 394], [311, 1013]]):
 " >ids.rec &&
 	tf-tok decode -l "$M" <ids.rec >out && printf "ROMEO:\nI will\n be gone\n" | cmp - out
 '
-test_expect 'a closed pipe is a write error, not a crash' '
+test_expect 'a closed pipe ends tf-tok quietly by SIGPIPE, as cat ends, not a crash' '
 	awk "BEGIN { for (i = 0; i < 20000; i++) print \"827 271 43 394\" }" >many.ids &&
 	{ tf-tok decode "$M" many.ids 2>err; echo $? >rc; } | head -c 10 >/dev/null;
-	test "$(cat rc)" = 1 && grep -q "^tf-tok: error: write to stdout" err
+	test "$(cat rc)" = 141 && test ! -s err
 '
 
 done_testing

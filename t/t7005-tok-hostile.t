@@ -37,4 +37,12 @@ test_expect 'a 1001-byte added token over 256 KiB of its prefix: one walk a posi
 	timeout 60 tf-tok encode $M <aaa.txt | cmp - ids1k
 '
 
+# a run of 10 million blanks: one pre-token, not a regex match limit
+python3 -c "print(' ' * 10000000 + 'x  \n y', end='')" >blanks10m.txt
+python3 -c "print(' ' * 100000 + 'x  \n y', end='')" >blanks100k.txt
+test_expect '10 million blanks are encoded, not refused, and end as 100,000 do' '
+	tf-tok encode $M <blanks10m.txt >b10m && tf-tok encode $M <blanks100k.txt >b100k &&
+	test "$(tr " " "\n" <b10m | tail -4)" = "$(tr " " "\n" <b100k | tail -4)"
+'
+
 done_testing

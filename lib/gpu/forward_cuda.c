@@ -22,7 +22,7 @@ int tf_gpu_steps_draw(tf_gpu_seq *g, int64_t pos, int32_t id, tf_sampler *s, int
 	return tf_err("built without CUDA");
 }
 
-int tf_gpu_gemv_sweep(tf_gpu_seq *g, int reps, double *ms, uint64_t *bytes)
+int tf_gpu_gemv_sweep(tf_gpu_seq *g, int rows, int reps, double *ms, uint64_t *bytes)
 {
 	return tf_err("built without CUDA");
 }
@@ -482,7 +482,7 @@ int tf_gpu_steps_draw(tf_gpu_seq *g, int64_t pos, int32_t id, tf_sampler *s, int
 	return handed;
 }
 
-static int sweep(tf_gpu_seq *g, uint64_t *bytes)
+static int sweep(tf_gpu_seq *g, int rows, uint64_t *bytes)
 {
 	const tf_model *m = g->m;
 	const tf_gpu_model *d = m->gpu;
@@ -490,7 +490,7 @@ static int sweep(tf_gpu_seq *g, uint64_t *bytes)
 
 #define W(w) do { \
 		tf_weight h_ = (w); \
-		TRY(tf_cuda_gemv(&h_, g->x16, 1, g->logits, 0)); \
+		TRY(tf_cuda_gemv(&h_, g->x16, rows, g->logits, 0)); \
 		b += tf_weight_bytes(&h_); \
 	} while (0)
 #define F(f) do { for (int k = 0; k < (f).n; k++) W((f).w[k]); } while (0)
@@ -510,7 +510,7 @@ static int sweep(tf_gpu_seq *g, uint64_t *bytes)
 	return 0;
 }
 
-int tf_gpu_gemv_sweep(tf_gpu_seq *g, int reps, double *ms, uint64_t *bytes)
+int tf_gpu_gemv_sweep(tf_gpu_seq *g, int rows, int reps, double *ms, uint64_t *bytes)
 {
 	tf_cuda_graph *gr = NULL;
 	tf_cuda_timer *t = tf_cuda_timer_new();
@@ -518,9 +518,13 @@ int tf_gpu_gemv_sweep(tf_gpu_seq *g, int reps, double *ms, uint64_t *bytes)
 
 	if (!t)
 		return -1;
-	if (tf_cuda_zero(g->x16, 5 * (uint64_t)g->m->c.inter) < 0 || tf_cuda_capture_begin() < 0)
+	if (rows < 1 || rows > GPU_WINDOW) {
+		tf_err("a sweep of %d rows (1 to %d)", rows, GPU_WINDOW);
 		goto out;
-	if (sweep(g, bytes) < 0) {
+	}
+	if (tf_cuda_zero(g->x16, 5 * (uint64_t)rows * g->m->c.inter) < 0 || tf_cuda_capture_begin() < 0)
+		goto out;
+	if (sweep(g, rows, bytes) < 0) {
 		tf_cuda_capture_end(&gr);
 		goto out;
 	}

@@ -49,10 +49,10 @@ void tf_gpu_seq_free(tf_gpu_seq *g);
  * the logits flags ask for (model/pass.h) handed to fn in blocks */
 int tf_gpu_forward_each(tf_gpu_seq *g, int64_t pos, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn,
 			void *ctx);
-/* the decode products of one token alone (every layer matrix and the head,
- * one input row, captured once): ms a sweep over reps replays, and the
+/* the decode products of rows (1 to 16) tokens alone (every layer matrix
+ * and the head, captured once): ms a sweep over reps replays, and the
  * bytes one sweep reads; the memory-bound part of a step without the rest */
-int tf_gpu_gemv_sweep(tf_gpu_seq *g, int reps, double *ms, uint64_t *bytes);
+int tf_gpu_gemv_sweep(tf_gpu_seq *g, int rows, int reps, double *ms, uint64_t *bytes);
 /* up to n (1 to TF_STEPS_MAX) decode steps from id at position pos, in
  * one launch, each next id drawn on the device as tf_sample draws it from
  * the step's logits (greedy, or at s->temp with s's top-k and top-p, a uniform of s a

@@ -8,11 +8,15 @@
 
 #ifndef TF_CUDA
 
+#ifndef TF_NO_CUDA_WHY
+#define TF_NO_CUDA_WHY "it was built without nvcc"
+#endif
+
 int tf_gpu_available(void) { return 0; }
-int tf_gpu_attach(tf_model *m) { return tf_err("this build has no CUDA support (nvcc was not found)"); }
+int tf_gpu_attach(tf_model *m) { return tf_err("this build has no CUDA support: " TF_NO_CUDA_WHY); }
 void tf_gpu_detach(tf_model *m) { }
 uint64_t tf_gpu_weight_bytes(const tf_model *m) { return 0; }
-int tf_gpu_synth(tf_model *m, uint64_t seed) { return tf_err("this build has no CUDA support (nvcc was not found)"); }
+int tf_gpu_synth(tf_model *m, uint64_t seed) { return tf_err("this build has no CUDA support: " TF_NO_CUDA_WHY); }
 tf_gpu_seq *tf_gpu_seq_new(const tf_model *m) { tf_err("built without CUDA"); return NULL; }
 void tf_gpu_seq_reset(tf_gpu_seq *g) { }
 int tf_gpu_seq_copy(tf_gpu_seq *dst, const tf_gpu_seq *src, int64_t pos) { return tf_err("built without CUDA"); }

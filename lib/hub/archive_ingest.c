@@ -374,6 +374,14 @@ static void sweep(const char *locks)
 
 /* ---- reading an archive ---- */
 
+/* what libarchive says went wrong; it says nothing of some truncations */
+static const char *why(struct archive *a)
+{
+	const char *s = archive_error_string(a);
+
+	return s ? s : "truncated or damaged";
+}
+
 /* g's source opened for reading, in the formats and filters it may use;
  * NULL with a message */
 static struct archive *open_archive(ingest *g)
@@ -402,7 +410,7 @@ static struct archive *open_archive(ingest *g)
 	else
 		r = archive_read_open_filename(a, g->o->src, 1 << 16);
 	if (r != ARCHIVE_OK) {
-		tf_err("cannot open '%s': %s", g->name, archive_error_string(a));
+		tf_err("cannot open '%s': %s", g->name, why(a));
 		archive_read_free(a);
 		return NULL;
 	}
@@ -442,7 +450,7 @@ static int copy_member(ingest *g, struct archive *a, struct archive_entry *e, me
 		}
 	}
 	if (ok && r != ARCHIVE_EOF) {
-		tf_err("cannot read member '%s' of '%s': %s", shown(path, b), g->name, archive_error_string(a));
+		tf_err("cannot read member '%s' of '%s': %s", shown(path, b), g->name, why(a));
 		ok = 0;
 	}
 	if (ok && sparse && stage_fill(&s, size))
@@ -460,6 +468,7 @@ static int read_archive(ingest *g)
 {
 	struct archive *a = open_archive(g);
 	struct archive_entry *e;
+	char b[160];
 	int r, rc = -1;
 
 	if (!a)
@@ -472,7 +481,7 @@ static int read_archive(ingest *g)
 		member *m;
 
 		if (r == ARCHIVE_WARN)
-			tf_warn("'%s': %s", g->name, archive_error_string(a));
+			tf_warn("'%s': %s", g->name, why(a));
 		if (norm(g, raw, &path))
 			goto out;
 		if (hard) {
@@ -551,7 +560,11 @@ static int read_archive(ingest *g)
 			goto out;
 	}
 	if (r != ARCHIVE_EOF) {
-		tf_err("cannot read '%s': %s", g->name, archive_error_string(a));
+		if (g->nm)
+			tf_err("cannot read '%s' past its member '%s': %s", g->name, shown(g->m[g->nm - 1].path, b),
+			       why(a));
+		else
+			tf_err("cannot read '%s': %s", g->name, why(a));
 		goto out;
 	}
 	rc = 0;

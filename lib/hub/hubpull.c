@@ -443,6 +443,10 @@ out:
 		tf_sum_free(k.sum);
 	if (k.fd >= 0)
 		close(k.fd);
+	/* a failed download keeps what it got for the next run, but not an
+	 * empty file: there is nothing to resume */
+	if (rc && k.fd >= 0 && !k.have)
+		unlink(inc);
 	tf_progress_done(p->prog, k.slot);
 	free(inc);
 	free(blob);

@@ -105,6 +105,12 @@ static long find_spans(tf_pretok *p, int k, const char *t, size_t n, tf_word_fn 
 	size_t ns = 0, from = 0, prev = 0, last_end = (size_t)-1;
 
 	while (from <= n) {
+		/* a run of L blanks costs the Qwen regex's \s*[\r\n]+ some L
+		 * steps of backtracking before \s+(?!\S) takes it whole: the
+		 * limit grows with what is left, so 10 million blanks are one
+		 * word as in tokenizers, while a pattern that goes quadratic
+		 * still stops */
+		pcre2_set_match_limit(p->mctx, 10000000u + 8u * (uint32_t)((n - from) < (1u << 28) ? n - from : 1u << 28));
 		int rc = pcre2_match(s->re, (PCRE2_SPTR)t, n, from, PCRE2_NO_UTF_CHECK, p->md, p->mctx);
 		PCRE2_SIZE *ov, m0, m1;
 

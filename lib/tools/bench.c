@@ -160,14 +160,22 @@ uint64_t tf_bench_token_bytes(const tf_model *m, int64_t pos)
 
 #ifndef TF_CUDA
 
+#ifndef TF_NO_CUDA_WHY
+#define TF_NO_CUDA_WHY "it was built without nvcc"
+#endif
+
 int tf_bench_start(char *name, size_t len, int *sms, uint64_t *mem)
 {
-	return tf_err("this build has no CUDA support (nvcc was not found)");
+	return tf_err("this build has no CUDA support: " TF_NO_CUDA_WHY);
 }
 double tf_bench_copy_bw(void) { return 0; }
 int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
 int tf_bench_tg(tf_model *m, int n, int depth, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
-int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes) { return tf_err("built without CUDA"); }
+int tf_bench_gemv(tf_model *m, int rows, int reps, tf_bench_rate *r, uint64_t *bytes)
+{
+	return tf_err("built without CUDA");
+}
+int tf_bench_rows(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
 
 #else
 
@@ -316,7 +324,39 @@ out:
 	return rc;
 }
 
-int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes)
+#define ROW_PASSES 16     /* timed passes a repetition */
+
+int tf_bench_rows(tf_model *m, int n, int reps, tf_bench_rate *r)
+{
+	tf_decoder *d = tf_decoder_new(m);
+	int32_t *ids = bench_ids(m, (ROW_PASSES + 2) * n);
+	double *v = tf_malloc(reps * sizeof *v);
+	int rc = -1;
+
+	if (!d)
+		goto out;
+	for (int i = 0; i < reps; i++) {
+		tf_decoder_reset(d);
+		/* two untimed passes first: the first records the pass's graph */
+		for (int k = 0; k < 2; k++)
+			if (tf_decoder_forward_each(d, ids + k * n, n, TF_FWD_LAST, keep_none, NULL) < 0)
+				goto out;
+		double t0 = now();
+		for (int k = 2; k < ROW_PASSES + 2; k++)
+			if (tf_decoder_forward_each(d, ids + k * n, n, TF_FWD_LAST, keep_none, NULL) < 0)
+				goto out;
+		v[i] = (now() - t0) * 1e3 / ROW_PASSES;
+	}
+	stats(v, reps, r);
+	rc = 0;
+out:
+	tf_decoder_free(d);
+	free(ids);
+	free(v);
+	return rc;
+}
+
+int tf_bench_gemv(tf_model *m, int rows, int reps, tf_bench_rate *r, uint64_t *bytes)
 {
 	tf_gpu_seq *g = tf_gpu_seq_new(m);
 	double *v = tf_malloc(reps * sizeof *v), ms;
@@ -325,7 +365,7 @@ int tf_bench_gemv(tf_model *m, int reps, tf_bench_rate *r, uint64_t *bytes)
 	if (!g)
 		goto out;
 	for (int i = 0; i < reps; i++) {
-		if (tf_gpu_gemv_sweep(g, 20, &ms, bytes) < 0)
+		if (tf_gpu_gemv_sweep(g, rows, 20, &ms, bytes) < 0)
 			goto out;
 		v[i] = 1e3 / ms;
 	}
