@@ -93,9 +93,11 @@ LDLIBS_test     = $(LIBS_BASE) -lcrypto -lpcre2-8 -lutf8proc -lcurl -larchive $(
 # text and network libraries link only what they use
 LDLIBS_cuda     = $(LIBS_BASE) $(LIBS_CUDA)
 
-LIB_SRC  := $(sort $(wildcard lib/*.c))
+# lib/ holds one folder a subsystem; a library object is named by its file
+# alone in libtf.a, so no two folders hold files of the same name
+LIB_SRC  := $(sort $(wildcard lib/*/*.c))
 LIB_OBJ  := $(LIB_SRC:.c=.o)
-LIB_HDR  := $(wildcard lib/*.h) $(wildcard kernels/*.cuh)
+LIB_HDR  := $(wildcard lib/*/*.h) $(wildcard kernels/*.cuh)
 CU_SRC   := $(sort $(wildcard kernels/*.cu))
 CU_OBJ   := $(CU_SRC:.cu=.o)
 PROGS    := $(patsubst %.c,%,$(sort $(wildcard bin/tf-*.c)))
@@ -245,7 +247,7 @@ check: test manlint
 	$(MAKE) all
 
 clean:
-	rm -f lib/*.o lib/*.a kernels/*.o $(PROGS) $(UNIT) $(HELPERS) $(REPLAY) $(FUZZ:%=t/fuzz/fuzz-%)
+	rm -f lib/*/*.o lib/*.a kernels/*.o $(PROGS) $(UNIT) $(HELPERS) $(REPLAY) $(FUZZ:%=t/fuzz/fuzz-%)
 	rm -rf t/fuzz/obj
 
 .PHONY: all deps deps-build test demo install manlint check clean fuzz

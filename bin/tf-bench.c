@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
-#include "args.h"
-#include "err.h"
-#include "gpu.h"
-#include "model.h"
-#include "out.h"
+#include "base/args.h"
+#include "base/err.h"
+#include "gpu/gpu.h"
+#include "io/out.h"
+#include "model/model.h"
+#include "tools/bench.h"
 
 #define VERSION "0.1.0"
 #define MAXN 16
@@ -268,6 +268,7 @@ int main(int argc, char **argv)
 			tf_die_err();
 		form_name(&m->layer[0].gate, form, sizeof form);
 		bench(&x, m, argv[i], form, pp, npp, tg, ntg, dp, ndp, reps);
+		tf_gpu_detach(m);
 		tf_model_close(m);
 	}
 	for (int i = 0; i < nsynth; i++) {

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "gate.h"
-#include "out.h"
+#include "base/err.h"
+#include "io/out.h"
+#include "tools/gate.h"
 
 #ifndef TF_VERSION
 #define TF_VERSION "0.1.0"

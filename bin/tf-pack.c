@@ -8,12 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bundle.h"
-#include "args.h"
-#include "err.h"
-#include "out.h"
-#include "pack.h"
-#include "synth.h"
+#include "base/args.h"
+#include "base/err.h"
+#include "io/out.h"
+#include "model/bundle.h"
+#include "pack/pack.h"
+#include "pack/synth.h"
 
 #define VERSION "0.1.0"
 
@@ -34,7 +34,8 @@ static const char usage_text[] =
 	"  -r, --recipe FILE    bits per module from FILE, or mixed_2_6, mixed_3_4,\n"
 	"                       mixed_3_6, mixed_4_6 (mlx-lm's mixed recipes)\n"
 	"      --no-sign1       do not repack binary weights as sign1\n"
-	"      --synth CONFIG   write a model of random weights with CONFIG's geometry\n"
+	"      --synth CONFIG   write a model of random weights with CONFIG's geometry:\n"
+	"                       a config.json, or qwen3.5-0.8b, -2b, -4b, -9b or -27b\n"
 	"      --seed S         seed for --synth (default 0)\n"
 	"      --show           print the manifest of BUNDLE as a table\n"
 	"      --json           with --show: print the manifest as JSON\n"

@@ -9,12 +9,12 @@
 #include <archive.h>
 #include <curl/curl.h>
 
-#include "archive_ingest.h"
-#include "err.h"
-#include "hub.h"
-#include "hublist.h"
-#include "hubpull.h"
-#include "out.h"
+#include "base/err.h"
+#include "hub/archive_ingest.h"
+#include "hub/hub.h"
+#include "hub/hublist.h"
+#include "hub/hubpull.h"
+#include "io/out.h"
 
 #ifndef TF_VERSION
 #define TF_VERSION "0.1.0"
@@ -61,6 +61,28 @@ static const struct option longopts[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
+
+/* ORG/NAME[@REV] into repo and rev; a usage error otherwise, which says
+ * so when arg is a local folder or file */
+static void parse_repo(const char *arg, char **repo, char **rev)
+{
+	struct stat st;
+
+	if (!tf_hub_parse_spec(arg, repo, rev))
+		return;
+	if (!stat(arg, &st))
+		tf_usage_die("'%s' is a local %s; name the repository with --as ORG/NAME", arg,
+			     S_ISDIR(st.st_mode) ? "folder" : "file");
+	tf_usage_die("%s", tf_errmsg());
+}
+
+/* the revision of --revision or of '@REV', not both */
+static const char *one_revision(const char *revision, const char *rev)
+{
+	if (revision && rev)
+		tf_usage_die("the revision is given twice ('@%s' and --revision)", rev);
+	return revision ? revision : rev;
+}
 
 int main(int argc, char **argv)
 {
@@ -146,25 +168,15 @@ int main(int argc, char **argv)
 
 		if (tf_hub_parse_spec(as, &repo, &rev))
 			tf_usage_die("--as: %s", tf_errmsg());
-		if (revision && rev)
-			tf_usage_die("the revision is given twice ('@%s' and --revision)", rev);
 		o.repo = repo;
-		o.rev = revision ? revision : rev;
+		o.rev = one_revision(revision, rev);
 		rc = tf_archive_ingest(&o, &snapshot);
 	} else {
 		tf_pull_opts o = { .cache = cache, .filter = filter, .jobs = jobs, .deadline_s = deadline };
-		struct stat st;
 
-		if (tf_hub_parse_spec(argv[0], &repo, &rev)) {
-			if (!stat(argv[0], &st))
-				tf_usage_die("'%s' is a local %s; name the repository with --as ORG/NAME",
-					     argv[0], S_ISDIR(st.st_mode) ? "folder" : "file");
-			tf_usage_die("%s", tf_errmsg());
-		}
-		if (revision && rev)
-			tf_usage_die("the revision is given twice ('@%s' and --revision)", rev);
+		parse_repo(argv[0], &repo, &rev);
 		o.repo = repo;
-		o.rev = revision ? revision : rev;
+		o.rev = one_revision(revision, rev);
 		o.offline = offline || tf_hub_offline();
 		o.progress = !quiet && isatty(2) && !tf_hub_env_true("HF_HUB_DISABLE_PROGRESS_BARS");
 		rc = tf_hub_pull(&o, &snapshot);

@@ -7,15 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "args.h"
-#include "err.h"
-#include "gpu.h"
-#include "ids.h"
-#include "model.h"
-#include "out.h"
-#include "pool.h"
-#include "run.h"
-#include "state.h"
+#include "base/args.h"
+#include "base/err.h"
+#include "base/pool.h"
+#include "decode/decoder.h"
+#include "io/ids.h"
+#include "io/out.h"
+#include "model/model.h"
+#include "tools/run.h"
 
 #define VERSION "0.1.0"
 
@@ -92,7 +91,7 @@ int main(int argc, char **argv)
 	int force = 0, threads = 0, given = 0, c;
 	const char *device = getenv("TF_DEVICE");
 	tf_model *m;
-	tf_state *st;
+	tf_decoder *d;
 	tf_out out;
 	tf_ids_reader rd;
 	tf_seq s = { 0 };
@@ -148,7 +147,7 @@ int main(int argc, char **argv)
 	if (!m)
 		tf_die_err();
 	// the weights go to the GPU once; auto falls back to the CPU without one
-	if ((!strcmp(device, "cuda") || (!strcmp(device, "auto") && tf_gpu_available())) && tf_gpu_attach(m) < 0)
+	if (tf_decoder_attach(m, device) < 0)
 		tf_die_err();
 	in = strcmp(input, "-") ? fopen(input, "rb") : stdin;
 	if (!in)
@@ -156,13 +155,13 @@ int main(int argc, char **argv)
 	if (tf_out_open(&out, output, !o.gen && o.out != TF_OUT_TEXT, force) < 0)
 		tf_die_err();
 	o.f = out.f;
-	st = tf_state_new(m);
-	if (!st)
+	d = tf_decoder_new(m);
+	if (!d)
 		tf_die_err();
 	tf_ids_open(&rd, in, strcmp(input, "-") ? input : "<stdin>");
 	for (;;) {
 		int rc = tf_ids_next(&rd, &s, m->c.vocab);
-		if (rc < 0 || (rc > 0 && tf_run_seq(st, &s, index++, &o) < 0)) {
+		if (rc < 0 || (rc > 0 && tf_run_seq(d, &s, index++, &o) < 0)) {
 			tf_out_abort(&out);
 			tf_die_err();
 		}
@@ -171,7 +170,8 @@ int main(int argc, char **argv)
 	}
 	tf_ids_close(&rd);
 	tf_seq_free(&s);
-	tf_state_free(st);
+	tf_decoder_free(d);
+	tf_decoder_detach(m);
 	tf_model_close(m);
 	if (in != stdin)
 		fclose(in);

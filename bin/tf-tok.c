@@ -17,12 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "ids.h"
-#include "out.h"
-#include "rec.h"
-#include "tok.h"
-#include "tok_dec.h"
+#include "base/err.h"
+#include "io/ids.h"
+#include "io/out.h"
+#include "io/rec.h"
+#include "tok/tok.h"
+#include "tok/tok_chat.h"
+#include "tok/tok_dec.h"
 
 #ifndef TF_VERSION
 #define TF_VERSION "0.1.0"
@@ -43,9 +44,6 @@ static const char usage_text[] =
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
 
-static const char chat_head[] = "<|im_start|>user\n";
-static const char chat_tail[] = "<|im_end|>\n<|im_start|>assistant\n";
-
 static int opt_lines, opt_chat, opt_skip;
 
 static void put_ids(const tf_seq *s)
@@ -56,23 +54,11 @@ static void put_ids(const tf_seq *s)
 }
 
 /* encodes text[0..n), wrapped for --chat; where names the input in errors */
-static void encode_one(tf_tok *t, char **buf, size_t *cap, const char *text, size_t n, const char *where)
+static void encode_one(tf_tok *t, const char *text, size_t n, const char *where)
 {
 	tf_seq s = { 0 };
 
-	if (opt_chat) {
-		size_t len = strlen(chat_head) + n + strlen(chat_tail);
-		if (len > *cap) {
-			*cap = len;
-			*buf = tf_realloc(*buf, len);
-		}
-		memcpy(*buf, chat_head, strlen(chat_head));
-		memmove(*buf + strlen(chat_head), text, n);
-		memcpy(*buf + strlen(chat_head) + n, chat_tail, strlen(chat_tail));
-		text = *buf;
-		n = len;
-	}
-	if (tf_tok_encode(t, text, n, &s) < 0) {
+	if ((opt_chat ? tf_tok_encode_chat(t, text, n, &s) : tf_tok_encode(t, text, n, &s)) < 0) {
 		tf_errpre("%s", where);
 		tf_die_err();
 	}
@@ -83,13 +69,13 @@ static void encode_one(tf_tok *t, char **buf, size_t *cap, const char *text, siz
 static void encode(tf_tok *t, const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	char *text = NULL, *buf = NULL, where[64 + 4096];
-	size_t len = 0, cap = 0, bcap = 0;
+	char *text = NULL, where[64 + 4096];
+	size_t len = 0, cap = 0;
 	struct stat st;
 
 	if (!f)
 		tf_die("cannot open '%s':", path);
-	if (opt_chat && (tf_tok_added_id(t, "<|im_start|>") < 0 || tf_tok_added_id(t, "<|im_end|>") < 0))
+	if (opt_chat && !tf_tok_has_chat(t))
 		tf_die("'%s' has no <|im_start|> and <|im_end|> tokens for --chat", t->name);
 	if (opt_lines) {
 		/* a pipe gets each line's ids as soon as the line is read */
@@ -102,7 +88,7 @@ static void encode(tf_tok *t, const char *path)
 			if (n && text[n - 1] == '\n')
 				n--;
 			snprintf(where, sizeof where, "'%s' line %ld", path, line);
-			encode_one(t, &buf, &bcap, text, n, where);
+			encode_one(t, text, n, where);
 			if (stream && fflush(stdout))
 				tf_die("write to stdout:");
 		}
@@ -117,12 +103,11 @@ static void encode(tf_tok *t, const char *path)
 		}
 		snprintf(where, sizeof where, "'%s'", path);
 		if (!ferror(f))
-			encode_one(t, &buf, &bcap, text, len, where);
+			encode_one(t, text, len, where);
 	}
 	if (ferror(f))
 		tf_die("cannot read '%s':", path);
 	free(text);
-	free(buf);
 	if (f != stdin)
 		fclose(f);
 }
@@ -207,12 +192,14 @@ static void decode(tf_tok *t, const char *path)
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY) : 0;
 	dec_state st = { .t = t, .name = path, .unit = "line", .line = 1 };
 	char buf[1 << 16];
-	long long id = -1;      /* the id being read, -1 = none */
-	int comment = 0, text = 0, first = 1;
+	tf_ids_lex x;
+	int64_t id;
+	int got, first = 1;
 
 	if (fd < 0)
 		tf_die("cannot open '%s':", path);
 	tf_detok_init(&st.d, stdout);
+	tf_ids_lex_init(&x);
 	for (;;) {
 		/* the first byte alone: 0x89 starts a records stream, which is
 		 * then read through stdio from the byte after it */
@@ -238,37 +225,26 @@ static void decode(tf_tok *t, const char *path)
 		for (ssize_t i = 0; i < n; i++) {
 			unsigned char c = buf[i];
 
-			if (comment && c != '\n')
-				continue;
-			if (c >= '0' && c <= '9') {
-				id = (id < 0 ? 0 : id) * 10 + (c - '0');
-				if (id > INT32_MAX)
-					id = (long long)INT32_MAX + 1;  /* out of range all the same */
-				text = 1;
-				continue;
-			}
-			if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '#')
+			got = tf_ids_lex_byte(&x, c, &id);
+			if (got & TF_IDS_BAD)
 				tf_die("'%s' line %ld: '%c' in a line of token ids", path, st.line,
 				       c >= 0x20 && c < 0x7f ? c : '?');
-			if (id >= 0)
+			if (got & TF_IDS_ID)
 				emit(&st, id);
-			id = -1;
-			if (c == '#')
-				comment = 1;
-			if (c == '\n') {
+			if (got & TF_IDS_EOL) {
 				/* a comment-only line is no text; a blank one is the
 				 * empty text */
-				if (text || !comment)
+				if (x.line_ids || !x.line_comment)
 					end_text(&st);
-				text = comment = 0;
 				st.line++;
 			}
 		}
 		flush_out();
 	}
-	if (id >= 0)
+	got = tf_ids_lex_byte(&x, EOF, &id);
+	if (got & TF_IDS_ID)
 		emit(&st, id);
-	if (text)
+	if (got & TF_IDS_EOL)
 		end_text(&st);
 	flush_out();
 	if (fd)

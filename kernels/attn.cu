@@ -16,7 +16,7 @@
 #include "common.cuh"
 #include "attn.cuh"
 #include "attn_prompt.cuh"
-#include "env.h"
+#include "base/env.h"
 
 #define AW 16           /* warps a block */
 #define CHUNK 256       /* cache rows a split block takes at once */

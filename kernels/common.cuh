@@ -16,8 +16,8 @@
 /* err.h is C11; its _Noreturn is GNU noreturn in C++ */
 #define _Noreturn __attribute__((noreturn))
 extern "C" {
-#include "err.h"
-#include "weight.h"
+#include "base/err.h"
+#include "model/weight.h"
 }
 #undef _Noreturn
 #include "runtime.cuh"

@@ -44,7 +44,7 @@
  */
 
 #include "common.cuh"
-#include "env.h"
+#include "base/env.h"
 #include "gemm_q16_mma.cuh"
 
 #define MMA_WARPS 16

@@ -14,7 +14,7 @@
 #ifndef TF_GEMM_Q16_MMA_CUH
 #define TF_GEMM_Q16_MMA_CUH
 
-#include "weight.h"
+#include "model/weight.h"
 
 #ifdef __cplusplus
 extern "C" {

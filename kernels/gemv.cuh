@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "weight.h"
+#include "model/weight.h"
 
 /* bytes of the split input of n elements (n a multiple of 32): the hi and lo
  * bf16 planes, the 32-column sums, the int16 scales and the int16 codes */

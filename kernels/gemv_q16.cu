@@ -37,7 +37,7 @@
  */
 
 #include "common.cuh"
-#include "env.h"
+#include "base/env.h"
 #include "gemv_q16.cuh"
 #include "gemv_q16_body.cuh"
 #include "gemm_q16_mma.cuh"

@@ -29,7 +29,7 @@
 
 #include <stdint.h>
 
-#include "weight.h"
+#include "model/weight.h"
 
 #ifdef __cplusplus
 extern "C" {

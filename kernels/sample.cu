@@ -1,6 +1,6 @@
 /*
  * sample.cu: a row's next id chosen on the device, the id tf_sample
- * (lib/sample.c) chooses on the host from the same logits and uniform.
+ * (lib/decode/sample.c) chooses on the host from the same logits and uniform.
  *
  * Greedy and plain temperature draws: a block of 1024 threads per row. Each
  * thread owns a contiguous slice of the vocabulary, so "first maximum" and

@@ -8,8 +8,8 @@
 extern "C" {
 #endif
 
-#include "config.h"
-#include "sample.h"
+#include "model/config.h"
+#include "decode/sample.h"
 
 /* what a sampled draw of one row takes, in device memory: the kernels read
  * it when they run, so a captured draw replays with new values */

@@ -15,9 +15,9 @@
 /* not every test uses every helper */
 #pragma GCC diagnostic ignored "-Wunused-function"
 
+#include "base/err.h"
+#include "model/weight.h"
 #include "tap.h"
-#include "err.h"
-#include "weight.h"
 
 #ifdef TF_CUDA
 #include "runtime.cuh"

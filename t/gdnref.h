@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ops.h"
+#include "cpu/ops.h"
 
 static inline void delta_rule64(int Hk, int Hv, int Dk, int Dv, int64_t n, const float *qkv,
 				const double *alpha, const double *beta, int64_t ld, double *S, double *o)

@@ -80,7 +80,7 @@ usage '--group 48' --bits 4 --group 48 $M out.tfb
 usage '--json without --show' --json $M out.tfb
 usage 'one operand' $M
 usage 'an unknown option' --frobnicate $M out.tfb
-usage '--synth without --bits' --synth $DATA/synth/qwen35-9b.json out.tfb
+usage '--synth without --bits' --synth qwen3.5-9b out.tfb
 usage '--seed without --synth' --seed 3 $M out.tfb
 
 # checkpoints tf-run refuses, tf-pack refuses too, before writing anything
@@ -107,7 +107,7 @@ test_expect '--version' "tf-pack --version | grep -q '^tf-pack [0-9]'"
 # a pack stopped by a signal leaves nothing behind: the 9B geometry takes
 # seconds to write, so SIGTERM lands in the middle
 test_expect 'a pack killed by SIGTERM leaves no file' "
-	tf-pack -q --synth $DATA/synth/qwen35-9b.json --bits 4 big.tfb & pid=\$!
+	tf-pack -q --synth qwen3.5-9b --bits 4 big.tfb & pid=\$!
 	sleep 1; kill \$pid; wait \$pid; test \$? -ge 128 &&
 	test ! -e big.tfb && ! ls big.tfb.tmp.* 2>/dev/null
 "

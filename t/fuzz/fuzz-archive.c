@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "archive_ingest.h"
 #include "fuzz.h"
+#include "hub/archive_ingest.h"
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {

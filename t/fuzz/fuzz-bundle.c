@@ -2,10 +2,10 @@
 #include <jansson.h>
 #include <unistd.h>
 
-#include "bundle.h"
-#include "err.h"
+#include "base/err.h"
 #include "fuzz.h"
-#include "store.h"
+#include "model/bundle.h"
+#include "model/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,8 +1,8 @@
 /* fuzz-config.c: config.json as tf_config_parse reads it */
 #include <jansson.h>
 
-#include "config.h"
 #include "fuzz.h"
+#include "model/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,10 +5,10 @@
  */
 #include <stdlib.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "fuzz.h"
-#include "ids.h"
-#include "tok.h"
+#include "io/ids.h"
+#include "tok/tok.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,6 @@
 /* fuzz-ids.c: token ids as text lines or binary records */
 #include "fuzz.h"
-#include "ids.h"
+#include "io/ids.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

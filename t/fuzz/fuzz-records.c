@@ -2,8 +2,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "rec.h"
-#include "rows.h"
+#include "io/rec.h"
+#include "io/rows.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,9 +1,9 @@
 /* fuzz-safetensors.c: a safetensors file (header, offsets, dtypes) */
 #include <unistd.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "fuzz.h"
-#include "store.h"
+#include "model/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

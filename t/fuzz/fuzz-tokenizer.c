@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "ids.h"
-#include "tok.h"
+#include "io/ids.h"
+#include "tok/tok.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,7 +9,7 @@
  * For realistic inputs (q and k L2-normed, beta in (0, 1), exp(g) in
  * (0, 1), a nonzero state) and, last, keys of a chunk nearly parallel with
  * slow decay, it prints max |error| / max |value| of the outputs o and the
- * final state S for the CPU forms (lib/gdn.c, f32) and the model with
+ * final state S for the CPU forms (lib/cpu/delta_rule.c, f32) and the model with
  * operands f32, split bf16 (hi + lo, three products: the kernel), bf16 and
  * tf32.
  */
@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward.h"
-#include "ops.h"
-#include "weight.h"
 #include "../gdnref.h"
+#include "cpu/delta_rule.h"
+#include "cpu/ops.h"
+#include "model/weight.h"
 
 #define CH 64
 

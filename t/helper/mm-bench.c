@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "matmul.h"
-#include "pool.h"
-#include "quant.h"
+#include "base/pool.h"
+#include "cpu/matmul.h"
+#include "pack/quant.h"
 
 static double now(void)
 {

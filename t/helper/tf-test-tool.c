@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "ids.h"
-#include "out.h"
-#include "rec.h"
+#include "base/err.h"
+#include "io/ids.h"
+#include "io/out.h"
+#include "io/rec.h"
 
 static void usage(void)
 {

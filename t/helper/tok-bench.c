@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "err.h"
-#include "map.h"
-#include "tok.h"
+#include "base/err.h"
+#include "base/map.h"
+#include "tok/tok.h"
 
 static double now(void)
 {

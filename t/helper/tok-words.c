@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "tok.h"
-#include "utf8.h"
+#include "base/err.h"
+#include "base/utf8.h"
+#include "tok/tok.h"
 
 static int print_word(void *ctx, const char *s, size_t n)
 {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quant.h"
+#include "model/weight.h"
+#include "pack/quant.h"
 #include "tap.h"
-#include "weight.h"
 
 static int vec(int bits, const uint8_t *q, int n, const uint32_t *want, int nw)
 {

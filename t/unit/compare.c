@@ -2,8 +2,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "compare.h"
 #include "tap.h"
+#include "tools/compare.h"
 
 static int near(double got, double want, double tol)
 {

@@ -5,7 +5,7 @@
  * twice, a captured draw replayed with another sampler, and each kind of
  * draw leaving its ids as the next step's inputs (tf_draw_next) */
 #include "cudatest.h"
-#include "sample.h"
+#include "decode/sample.h"
 
 #ifndef TF_CUDA
 int main(void)

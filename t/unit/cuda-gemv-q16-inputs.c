@@ -4,9 +4,9 @@
  * and the SwiGLU output (as f32, or as the int16 form the next product
  * reads), against the same steps on the CPU; windows bit-identical to rows
  * alone */
+#include "cpu/matmul.h"
+#include "cpu/ops.h"
 #include "cudatest.h"
-#include "matmul.h"
-#include "ops.h"
 
 #ifndef TF_CUDA
 int main(void)

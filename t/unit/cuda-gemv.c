@@ -1,8 +1,8 @@
 /* cuda-gemv: decode products on the GPU against the CPU's tf_matmul, every
  * weight form, odd shapes, 1..17 input rows; windows bit-identical to rows
  * alone; the accumulate (residual) mode */
+#include "cpu/matmul.h"
 #include "cudatest.h"
-#include "matmul.h"
 
 #ifndef TF_CUDA
 int main(void)

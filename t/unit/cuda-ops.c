@@ -1,11 +1,11 @@
 /* cuda-ops: every GPU kernel besides the decode product against the CPU
  * code or a float64 reference, on odd shapes; rows computed alone and in
  * windows bit-identical where the kernel promises it */
+#include "cpu/matmul.h"
+#include "cpu/ops.h"
 #include "cudatest.h"
+#include "decode/sample.h"
 #include "gdnref.h"
-#include "matmul.h"
-#include "ops.h"
-#include "sample.h"
 
 #ifndef TF_CUDA
 int main(void)

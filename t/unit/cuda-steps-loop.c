@@ -1,4 +1,4 @@
-/* cuda-steps-loop: decode steps looped on the device (tf_gpu_steps_draw)
+/* cuda-steps-loop: decode steps looped on the device (tf_decoder_generate)
  * against one step a launch on shakespeare-q35: the same greedy and sampled
  * ids across loops of every length, the sampler moved on by the steps taken,
  * a loop ended by an end id taking exactly the steps up to it (the next
@@ -8,11 +8,9 @@
 #include <stdio.h>
 
 #include "cudatest.h"
-#include "forward.h"
-#include "gpu.h"
-#include "model.h"
-#include "sample.h"
-#include "state.h"
+#include "decode/decoder.h"
+#include "decode/sample.h"
+#include "model/model.h"
 
 #ifndef TF_CUDA
 int main(void)
@@ -29,13 +27,13 @@ static int32_t prompt[64];
 static int nprompt;
 
 /* a state that has taken the prompt, and the id tf_sample draws after it */
-static tf_state *after_prompt(tf_sampler *s, int32_t *first)
+static tf_decoder *after_prompt(tf_sampler *s, int32_t *first)
 {
 	float *l = malloc(4 * V);
-	tf_state *st = tf_state_new(m);
+	tf_decoder *st = tf_decoder_new(m);
 
 	DIE_IF(st ? 0 : -1);
-	DIE_IF(tf_forward(st, prompt, nprompt, l, TF_FWD_LAST | TF_FWD_CHUNKED));
+	DIE_IF(tf_decoder_forward(st, prompt, nprompt, l, TF_FWD_LAST | TF_FWD_CHUNKED));
 	*first = tf_sample(s, l, V);
 	free(l);
 	return st;
@@ -46,13 +44,13 @@ static tf_state *after_prompt(tf_sampler *s, int32_t *first)
 static void one_at_a_time(tf_sampler s, int32_t *ids, float *logits)
 {
 	int32_t id;
-	tf_state *st = after_prompt(&s, &id);
+	tf_decoder *st = after_prompt(&s, &id);
 
 	for (int t = 0; t < STEPS; t++) {
-		DIE_IF(tf_forward(st, &id, 1, logits + (int64_t)t * V, 0));
+		DIE_IF(tf_decoder_forward(st, &id, 1, logits + (int64_t)t * V, 0));
 		ids[t] = id = tf_sample(&s, logits + (int64_t)t * V, V);
 	}
-	tf_state_free(st);
+	tf_decoder_free(st);
 }
 
 /* what a loop hands out while it runs; fails at the id numbered fail_at */
@@ -77,12 +75,12 @@ static int take(void *ctx, int32_t id)
 static void looped(tf_sampler s, int most, int32_t *ids, tf_sampler *after)
 {
 	int32_t id;
-	tf_state *st = after_prompt(&s, &id);
+	tf_decoder *st = after_prompt(&s, &id);
 
 	struct handed h = { .fail_at = -1 };
 	for (int t = 0, got; t < STEPS; t += got) {
 		int n = STEPS - t < most ? STEPS - t : most;
-		DIE_IF(tf_gpu_steps_draw(st, id, &s, n, 0, take, &h, ids + t, &got));
+		DIE_IF(tf_decoder_generate(st, id, &s, n, 0, take, &h, ids + t, &got));
 		if (got != n) {
 			diag("a loop of %d steps took %d", n, got);
 			exit(1);
@@ -91,14 +89,14 @@ static void looped(tf_sampler s, int most, int32_t *ids, tf_sampler *after)
 	}
 	ok(h.n == STEPS && !memcmp(h.id, ids, sizeof h.id), "loops of %d steps hand out each id as it comes", most);
 	*after = s;
-	tf_state_free(st);
+	tf_decoder_free(st);
 }
 
 static void same_ids(const char *what, tf_sampler s)
 {
 	int32_t want[STEPS], got[STEPS];
 	float *l = malloc(4 * (int64_t)STEPS * V);
-	static const int most[] = { 1, 3, 16, TF_GPU_STEPS_MAX };
+	static const int most[] = { 1, 3, 16, TF_STEPS_MAX };
 
 	one_at_a_time(s, want, l);
 	for (int k = 0; k < 4; k++) {
@@ -123,7 +121,7 @@ static void same_ids(const char *what, tf_sampler s)
 /* a loop that stops after an end id: the steps up to it and no further */
 static void stops(tf_sampler s0, const char *what)
 {
-	int32_t want[STEPS], out[TF_GPU_STEPS_MAX], id;
+	int32_t want[STEPS], out[TF_STEPS_MAX], id;
 	float *l = malloc(4 * (int64_t)STEPS * V), *next = malloc(4 * V);
 	const tf_config keep = m->c;
 
@@ -142,38 +140,38 @@ static void stops(tf_sampler s0, const char *what)
 	m->c.eos[0] = want[j];
 	m->c.neos = 1;
 	tf_sampler s = s0, ref = s0;
-	tf_state *st = after_prompt(&s, &id);
-	int64_t pos = st->pos;
+	tf_decoder *st = after_prompt(&s, &id);
+	int64_t pos = tf_decoder_pos(st);
 	int got = -1;
 	struct handed h = { .fail_at = -1 };
-	DIE_IF(tf_gpu_steps_draw(st, id, &s, TF_GPU_STEPS_MAX, 1, take, &h, out, &got));
+	DIE_IF(tf_decoder_generate(st, id, &s, TF_STEPS_MAX, 1, take, &h, out, &got));
 	ok(got == j + 1 && !memcmp(out, want, 4 * (j + 1)),
 	   "%s: a loop of %d steps stopping at an end id drawn at step %d took %d, the end id last", what,
-	   TF_GPU_STEPS_MAX, j, got);
+	   TF_STEPS_MAX, j, got);
 	ok(h.n == got && !memcmp(h.id, out, 4 * got), "%s: the ids handed out are those, the end id last", what);
-	ok(st->pos == pos + j + 1, "%s: the sequence moved on by the steps taken", what);
+	ok(tf_decoder_pos(st) == pos + j + 1, "%s: the sequence moved on by the steps taken", what);
 	for (int t = 0; t < j + 2 && s0.temp > 0; t++)
 		tf_sample_uniform(&ref);
 	ok(s.rng == ref.rng, "%s: the sampler moved on by the steps taken, not by the loop's length", what);
 	/* the step after: as if the ids had come one at a time */
-	DIE_IF(tf_forward(st, &out[got - 1], 1, next, 0));
+	DIE_IF(tf_decoder_forward(st, &out[got - 1], 1, next, 0));
 	ok(same_bits("the next step's logits", next, l + (int64_t)(j + 1) * V, V),
 	   "%s: the step after the stop gives the logits of one step a launch, bit for bit", what);
 	/* and without stop the loop goes past the end id */
-	tf_state_reset(st);
+	tf_decoder_reset(st);
 	s = s0;
-	DIE_IF(tf_forward(st, prompt, nprompt, l, TF_FWD_LAST | TF_FWD_CHUNKED));
+	DIE_IF(tf_decoder_forward(st, prompt, nprompt, l, TF_FWD_LAST | TF_FWD_CHUNKED));
 	id = tf_sample(&s, l, V);
-	DIE_IF(tf_gpu_steps_draw(st, id, &s, 16, 0, NULL, NULL, out, &got));
+	DIE_IF(tf_decoder_generate(st, id, &s, 16, 0, NULL, NULL, out, &got));
 	ok(got == 16 && !memcmp(out, want, 4 * 16), "%s: without stop a loop goes past the end id", what);
 	/* a hand-out that fails: the call fails once the loop is done, and the
 	 * sequence has still taken the loop's steps */
-	pos = st->pos;
+	pos = tf_decoder_pos(st);
 	h = (struct handed){ .fail_at = 3 };
-	int rc = tf_gpu_steps_draw(st, out[15], &s, 8, 0, take, &h, out, &got);
-	ok(rc < 0 && strstr(tf_errmsg(), "refused") && h.n == 3 && got == 8 && st->pos == pos + 8,
+	int rc = tf_decoder_generate(st, out[15], &s, 8, 0, take, &h, out, &got);
+	ok(rc < 0 && strstr(tf_errmsg(), "refused") && h.n == 3 && got == 8 && tf_decoder_pos(st) == pos + 8,
 	   "%s: a failing hand-out fails the call after the loop's 8 steps (%s)", what, tf_errmsg());
-	tf_state_free(st);
+	tf_decoder_free(st);
 	m->c = keep;
 	free(l);
 	free(next);
@@ -182,16 +180,16 @@ static void stops(tf_sampler s0, const char *what)
 static void bounds(void)
 {
 	tf_sampler s = { .temp = 0, .top_p = 1 };
-	int32_t out[TF_GPU_STEPS_MAX + 1], id;
-	tf_state *st = after_prompt(&s, &id);
+	int32_t out[TF_STEPS_MAX + 1], id;
+	tf_decoder *st = after_prompt(&s, &id);
 	int got = 7;
 
-	int rc = tf_gpu_steps_draw(st, id, &s, 0, 0, NULL, NULL, out, &got);
+	int rc = tf_decoder_generate(st, id, &s, 0, 0, NULL, NULL, out, &got);
 	ok(rc < 0 && got == 0 && strstr(tf_errmsg(), "1 to"), "a loop of 0 steps is refused: %s", tf_errmsg());
-	rc = tf_gpu_steps_draw(st, id, &s, TF_GPU_STEPS_MAX + 1, 0, NULL, NULL, out, &got);
+	rc = tf_decoder_generate(st, id, &s, TF_STEPS_MAX + 1, 0, NULL, NULL, out, &got);
 	ok(rc < 0 && got == 0 && strstr(tf_errmsg(), "1 to"), "a loop of %d steps is refused: %s",
-	   TF_GPU_STEPS_MAX + 1, tf_errmsg());
-	tf_state_free(st);
+	   TF_STEPS_MAX + 1, tf_errmsg());
+	tf_decoder_free(st);
 }
 
 int main(int argc, char **argv)
@@ -203,7 +201,7 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof path, "%s/../data/shakespeare-q35", dirname(strdup(argv[0])));
 	m = tf_model_open(path);
 	DIE_IF(m ? 0 : -1);
-	DIE_IF(tf_gpu_attach(m));
+	DIE_IF(tf_decoder_attach(m, "cuda"));
 	V = m->c.vocab;
 	snprintf(path, sizeof path, "%s/../data/shakespeare-q35/prompt.ids", dirname(strdup(argv[0])));
 	if (!(f = fopen(path, "r")))
@@ -218,6 +216,7 @@ int main(int argc, char **argv)
 	stops((tf_sampler){ .temp = 0, .top_p = 1 }, "greedy");
 	stops((tf_sampler){ .temp = 1.0f, .top_k = 5, .top_p = 1, .rng = 3 }, "top-k 5");
 	bounds();
+	tf_decoder_detach(m);
 	tf_model_close(m);
 	return done();
 }

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward.h"
+#include "cpu/delta_rule.h"
+#include "cpu/ops.h"
 #include "gdnref.h"
-#include "ops.h"
 #include "tap.h"
 
 static void check(int Hk, int Hv, int D, int64_t n)

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "http.h"
-#include "hub.h"
-#include "hubsum.h"
+#include "base/err.h"
+#include "hub/http.h"
+#include "hub/hub.h"
+#include "hub/hubsum.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/hub.XXXXXX";

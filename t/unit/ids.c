@@ -3,9 +3,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "ids.h"
-#include "rec.h"
+#include "base/err.h"
+#include "io/ids.h"
+#include "io/rec.h"
 #include "tap.h"
 
 static FILE *stream(const void *p, size_t n)

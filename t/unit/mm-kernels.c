@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matmul.h"
-#include "pool.h"
-#include "quant.h"
+#include "base/pool.h"
+#include "cpu/matmul.h"
+#include "pack/quant.h"
 #include "tap.h"
 
 static uint64_t st = 88172645463325252ull;

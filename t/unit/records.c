@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "rec.h"
+#include "base/err.h"
+#include "io/rec.h"
 #include "tap.h"
 
 /* a stream holding the n bytes at p, positioned at its start */

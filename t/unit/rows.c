@@ -3,9 +3,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "rec.h"
-#include "rows.h"
+#include "base/err.h"
+#include "io/rec.h"
+#include "io/rows.h"
 #include "tap.h"
 
 static char path[4096];

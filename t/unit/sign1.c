@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quant.h"
+#include "model/weight.h"
+#include "pack/quant.h"
 #include "tap.h"
-#include "weight.h"
 
 /* rows x cols of +-s_g in dtype, s_g varying by group, signs random */
 static void *binary(int dtype, int rows, int cols)

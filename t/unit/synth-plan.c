@@ -1,15 +1,17 @@
 /*
  * synth-plan: --synth makes the tensors a real geometry has. The
- * shapes of the 9B and 27B configs under t/data/synth against the published
- * models' shapes (below), and the tensor count: 14 a Gated DeltaNet layer,
- * 11 a full attention layer, plus embedding, final norm and head (27B:
- * 48*14 + 16*11 + 3 = 851).
+ * shapes of the 9B and 27B geometries (model/geometry.c) against those of
+ * the published checkpoints (copied below), and their tensor counts (27B:
+ * 48 DeltaNet layers of 14 tensors, 16 attention layers of 11, and the
+ * embedding, final norm and head: 851).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "synth.h"
+#include "base/err.h"
+#include "model/geometry.h"
+#include "pack/synth.h"
 #include "tap.h"
 
 static const tf_synth_tensor *find(const tf_synth_tensor *t, int n, const char *name)
@@ -29,8 +31,7 @@ static int shape(const tf_synth_tensor *t, int n, const char *name, long d0, lon
 
 static void check(const char *file, const long *s, int count)
 {
-	json_error_t e;
-	json_t *cfg = json_load_file(file, 0, &e);
+	json_t *cfg = tf_geometry_config(file);
 	tf_synth_tensor *t = NULL;
 	int n = 0;
 
@@ -59,18 +60,13 @@ static void check(const char *file, const long *s, int count)
 
 int main(void)
 {
-	/* q_proj rows, H, k/v rows, o_proj in, in_proj_qkv rows,
+	/* the checkpoints' q_proj rows, H, k/v rows, o_proj in, in_proj_qkv rows,
 	 * in_proj_z rows, in_proj_a/b rows, I */
 	static const long s9[] = { 8192, 4096, 1024, 4096, 8192, 4096, 32, 12288 };
 	static const long s27[] = { 12288, 5120, 1024, 6144, 10240, 6144, 48, 17408 };
-	const char *dir = getenv("DATA") ? getenv("DATA") : "t/data";
-	char p[1024];
-
-	snprintf(p, sizeof p, "%s/synth/qwen35-9b.json", dir);
-	check(p, s9, 24 * 14 + 8 * 11 + 3);
-	snprintf(p, sizeof p, "%s/synth/qwen35-27b.json", dir);
-	check(p, s27, 851);
-	snprintf(p, sizeof p, "%s/synth/bonsai-27b.json", dir);
-	check(p, s27, 851);
+	check("qwen3.5-9b", s9, 24 * 14 + 8 * 11 + 3);
+	check("qwen3.5-27b", s27, 851);
+	ok(!tf_geometry_config("qwen3.5-70b") && strstr(tf_errmsg(), "unknown geometry"),
+	   "an unknown geometry: %s", tf_errmsg());
 	return done();
 }

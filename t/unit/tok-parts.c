@@ -10,12 +10,12 @@
 #include <string.h>
 #include <utf8proc.h>
 
+#include "base/utf8.h"
 #include "tap.h"
-#include "tok_bpe.h"
-#include "tok_cache.h"
-#include "tok_dec.h"
-#include "tok_vocab.h"
-#include "utf8.h"
+#include "tok/tok_bpe.h"
+#include "tok/tok_cache.h"
+#include "tok/tok_dec.h"
+#include "tok/tok_vocab.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

@@ -1,0 +1,98 @@
+/* attention.c: gated full attention with q/k norm, partial rotary and
+ * grouped KV heads (attention.h) */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/pool.h"
+#include "attention.h"
+#include "matmul.h"
+#include "ops.h"
+
+struct attn_job {
+	const tf_config *c;
+	const float *qg;        /* (n, Hq, 2, D): query, then gate, per head */
+	const float *kc, *vc;   /* (pos + n, Hkv, D) this layer's cache */
+	int64_t pos0;           /* position of row 0 */
+	float *a;               /* (n, Hq, D) gated attention output */
+};
+
+/* one (row, head) pair: softmax over the causal prefix in fp32, then the
+ * weighted values, summed in position order */
+static void attn_rows(void *ctx, int64_t b, int64_t e)
+{
+	const struct attn_job *j = ctx;
+	const tf_config *c = j->c;
+	int D = c->head_dim, Hq = c->heads, Hkv = c->kv_heads, grp = Hq / Hkv;
+	float scale = 1.0f / sqrtf((float)D);
+	int64_t maxlen = 0;
+	float *p = NULL;
+
+	for (int64_t it = b; it < e; it++) {
+		int64_t t = it / Hq, h = it % Hq, len = j->pos0 + t + 1;
+		const float *q = j->qg + (t * Hq + h) * 2 * D, *gate = q + D;
+		float *a = j->a + (t * Hq + h) * D, mx = -INFINITY, sum = 0;
+
+		if (len > maxlen)
+			p = tf_realloc(p, (maxlen = len) * sizeof *p);
+		for (int64_t s = 0; s < len; s++) {
+			p[s] = tf_dot(q, j->kc + (s * Hkv + h / grp) * D, D) * scale;
+			if (p[s] > mx)
+				mx = p[s];
+		}
+		for (int64_t s = 0; s < len; s++)
+			sum += p[s] = expf(p[s] - mx);
+		memset(a, 0, D * sizeof *a);
+		for (int64_t s = 0; s < len; s++) {
+			const float *v = j->vc + (s * Hkv + h / grp) * D;
+			float w = p[s] / sum;
+			for (int d = 0; d < D; d++)
+				a[d] += w * v[d];
+		}
+		// output gate: sigmoid of the second half of the head's q_proj rows
+		for (int d = 0; d < D; d++)
+			a[d] *= tf_sigmoid(gate[d]);
+	}
+	free(p);
+}
+
+void tf_attention(tf_state *st, int layer, const float *u, int64_t n, float *out)
+{
+	const tf_model *m = st->m;
+	const tf_config *c = &m->c;
+	const tf_layer *l = &m->layer[layer];
+	int D = c->head_dim, Hq = c->heads, Hkv = c->kv_heads;
+	float *qg = tf_malloc(n * Hq * 2 * D * sizeof *qg);    /* (n, Hq, 2, D) */
+	float *k = st->k[layer] + st->pos * Hkv * D;            /* (n, Hkv, D) new cache rows */
+	float *v = st->v[layer] + st->pos * Hkv * D;            /* (n, Hkv, D) */
+	float *a = tf_malloc(n * Hq * D * sizeof *a);           /* (n, Hq, D) */
+
+	// projections: query and gate interleaved per head, keys and values
+	tf_matmul(&l->q_proj, u, n, qg);
+	tf_matmul(&l->k_proj, u, n, k);
+	tf_matmul(&l->v_proj, u, n, v);
+
+	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims
+	for (int64_t t = 0; t < n; t++) {
+		for (int h = 0; h < Hq; h++) {
+			float *q = qg + (t * Hq + h) * 2 * D;
+			tf_rmsnorm(q, q, l->q_norm, 1, D, c->eps);
+			tf_rope(q, c->rot_dim, st->pos + t, c->rope_theta);
+		}
+		for (int h = 0; h < Hkv; h++) {
+			float *kh = k + (t * Hkv + h) * D;
+			tf_rmsnorm(kh, kh, l->k_norm, 1, D, c->eps);
+			tf_rope(kh, c->rot_dim, st->pos + t, c->rope_theta);
+		}
+	}
+
+	// causal attention over the cache, gated by sigmoid(gate)
+	struct attn_job j = { c, qg, st->k[layer], st->v[layer], st->pos, a };
+	tf_parallel(n * Hq, attn_rows, &j);
+
+	// output projection
+	tf_matmul(&l->o_proj, a, n, out);
+	free(qg);
+	free(a);
+}

@@ -1,0 +1,22 @@
+/*
+ * delta_rule.h: the gated delta rule of a Gated DeltaNet layer alone, as
+ * transformers' torch_recurrent_gated_delta_rule and
+ * torch_chunk_gated_delta_rule compute it, per value head h with its key
+ * head h / (Hv / Hk):
+ *
+ *   S = exp(g) S;  d = beta (v - S^T k);  S += k d^T;  o = S^T q
+ */
+#ifndef TF_DELTA_RULE_H
+#define TF_DELTA_RULE_H
+
+#include <stdint.h>
+
+#include "model/config.h"
+
+/* n tokens: qkv (n, conv_dim) after the conv, q and k normalized; beta, g
+ * (n, Hv); the state S (Hv, Dk, Dv) updated; o (n, Hv, Dv). chunked: in
+ * chunks of 64, the same up to float rounding */
+void tf_gdn_rule(const tf_config *c, const float *qkv, const float *beta, const float *g, float *S, int64_t n,
+		 float *o, int chunked);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * forward.h: the CPU forward pass of a Qwen3.5 text model.
+ *
+ * tf_forward() runs n new tokens of one sequence through the model, reading
+ * and extending its state, and writes logits. Each row's arithmetic is the
+ * same whether the n tokens come one per call or all together, so a window
+ * of positions is bit-identical to stepping through them; only TF_FWD_CHUNKED
+ * (the chunked delta rule for prompts) sums in another order.
+ */
+#ifndef TF_FORWARD_H
+#define TF_FORWARD_H
+
+#include "model/pass.h"
+#include "state.h"
+
+/* ids (n) in [0, V); logits (n, V), or (1, V) with TF_FWD_LAST, or NULL */
+int tf_forward(tf_state *st, const int32_t *ids, int64_t n, float *logits, int flags);
+/* as tf_forward, handing the logits over in blocks of at most 64 rows so a
+ * long prompt over a large vocabulary never holds all of them */
+int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,155 @@
+/* decoder.c: a sequence on the CPU reference or on the GPU host */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/env.h"
+#include "base/err.h"
+#include "cpu/forward.h"
+#include "cpu/state.h"
+#include "decoder.h"
+#include "gpu/gpu.h"
+
+struct tf_decoder {
+	const tf_model *m;
+	int64_t pos;            /* positions the sequence holds */
+	tf_state *cpu;          /* the CPU reference's state, or */
+	tf_gpu_seq *gpu;        /* the GPU's, when the model's weights are there */
+	float *logits;          /* (V) a step's logits when the host draws */
+};
+
+int tf_decoder_attach(tf_model *m, const char *device)
+{
+	if (!strcmp(device, "cuda") || (!strcmp(device, "auto") && tf_gpu_available()))
+		return tf_gpu_attach(m);
+	if (strcmp(device, "cpu") && strcmp(device, "auto"))
+		return tf_err("no device '%s' (cpu, cuda or auto)", device);
+	return 0;
+}
+
+void tf_decoder_detach(tf_model *m)
+{
+	tf_gpu_detach(m);
+}
+
+tf_decoder *tf_decoder_new(const tf_model *m)
+{
+	tf_decoder *d = tf_calloc(1, sizeof *d);
+
+	d->m = m;
+	if (!m->gpu)
+		d->cpu = tf_state_new(m);
+	else if (!(d->gpu = tf_gpu_seq_new(m))) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void tf_decoder_reset(tf_decoder *d)
+{
+	d->pos = 0;
+	if (d->gpu)
+		tf_gpu_seq_reset(d->gpu);
+	else
+		tf_state_reset(d->cpu);
+}
+
+int tf_decoder_copy(tf_decoder *dst, const tf_decoder *src)
+{
+	if (src->gpu) {
+		if (tf_gpu_seq_copy(dst->gpu, src->gpu, src->pos) < 0)
+			return -1;
+	} else {
+		tf_state_copy(dst->cpu, src->cpu);
+	}
+	dst->pos = src->pos;
+	return 0;
+}
+
+void tf_decoder_free(tf_decoder *d)
+{
+	if (!d)
+		return;
+	tf_gpu_seq_free(d->gpu);
+	tf_state_free(d->cpu);
+	free(d->logits);
+	free(d);
+}
+
+const tf_model *tf_decoder_model(const tf_decoder *d)
+{
+	return d->m;
+}
+
+int64_t tf_decoder_pos(const tf_decoder *d)
+{
+	return d->pos;
+}
+
+int tf_decoder_forward_each(tf_decoder *d, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx)
+{
+	if (n <= 0)
+		return 0;
+	if (d->gpu) {
+		if (tf_gpu_forward_each(d->gpu, d->pos, ids, n, flags, fn, ctx) < 0)
+			return -1;
+		d->pos += n;
+		return 0;
+	}
+	int rc = tf_forward_each(d->cpu, ids, n, flags, fn, ctx);
+	d->pos = d->cpu->pos;
+	return rc;
+}
+
+struct into { float *dst; int64_t first, V; };
+
+static int copy_rows(void *ctx, int64_t row0, int64_t rows, const float *logits)
+{
+	struct into *b = ctx;
+
+	memcpy(b->dst + (row0 - b->first) * b->V, logits, rows * b->V * sizeof *logits);
+	return 0;
+}
+
+int tf_decoder_forward(tf_decoder *d, const int32_t *ids, int64_t n, float *logits, int flags)
+{
+	struct into b = { logits, flags & TF_FWD_LAST ? n - 1 : 0, d->m->c.vocab };
+
+	return tf_decoder_forward_each(d, ids, n, flags, logits ? copy_rows : NULL, &b);
+}
+
+/* the steps with the logits on the host and tf_sample drawing there: the
+ * CPU's way, and the GPU's under TF_CUDA_DRAW=0 */
+static int host_steps(tf_decoder *d, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
+		      int32_t *out, int *got)
+{
+	int64_t V = d->m->c.vocab;
+	int failed = 0;
+
+	if (!d->logits)
+		d->logits = tf_malloc(V * sizeof *d->logits);
+	for (int k = 0; k < n; k++) {
+		if (tf_decoder_forward(d, &id, 1, d->logits, 0) < 0)
+			return -1;
+		out[k] = id = tf_sample(s, d->logits, V);
+		*got = k + 1;
+		if (each && !failed && each(ctx, id) < 0)
+			failed = 1;
+		if (stop && tf_config_is_eos(&d->m->c, id))
+			break;
+	}
+	return failed ? -1 : 0;
+}
+
+int tf_decoder_generate(tf_decoder *d, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
+			int32_t *out, int *got)
+{
+	*got = 0;
+	if (n < 1 || n > TF_STEPS_MAX)
+		return tf_err("%d decode steps in one loop (1 to %d)", n, TF_STEPS_MAX);
+	if (!d->gpu || tf_env_off("TF_CUDA_DRAW"))
+		return host_steps(d, id, s, n, stop, each, ctx, out, got);
+	int rc = tf_gpu_steps_draw(d->gpu, d->pos, id, s, n, stop, each, ctx, out, got);
+	d->pos += *got;
+	return rc;
+}

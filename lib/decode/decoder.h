@@ -1,0 +1,66 @@
+/*
+ * decoder.h: one sequence of a model, run on the device its model was
+ * attached to: the one place that picks between the CPU reference (cpu/)
+ * and the GPU host (gpu/). Both take the same pass (model/pass.h) and give
+ * the same logits layout; the CPU is the reference the GPU is held to.
+ *
+ *   tf_decoder_attach(m, "auto");          the weights go where they run
+ *   d = tf_decoder_new(m);
+ *   tf_decoder_forward(d, prompt, n, logits, TF_FWD_LAST | TF_FWD_CHUNKED);
+ *   id = tf_sample(&s, logits, V);
+ *   tf_decoder_generate(d, id, &s, TF_STEPS_MAX, 1, NULL, NULL, out, &got);
+ *   tf_decoder_free(d);
+ *   tf_decoder_detach(m);                  before tf_model_close(m)
+ */
+#ifndef TF_DECODER_H
+#define TF_DECODER_H
+
+#include <stdint.h>
+
+#include "model/model.h"
+#include "model/pass.h"
+#include "sample.h"
+
+typedef struct tf_decoder tf_decoder;
+
+/* puts m where its decoders run: device "cpu" (nothing moves), "cuda" (the
+ * weights to the GPU) or "auto" (the GPU when there is one); -1 with a
+ * message */
+int tf_decoder_attach(tf_model *m, const char *device);
+/* takes m's weights off the GPU again, if they are there */
+void tf_decoder_detach(tf_model *m);
+
+/* an empty sequence of m; NULL with a message when it does not fit */
+tf_decoder *tf_decoder_new(const tf_model *m);
+/* back to an empty sequence, keeping the allocations */
+void tf_decoder_reset(tf_decoder *d);
+/* dst becomes a copy of src (of the same model): forking a sequence */
+int tf_decoder_copy(tf_decoder *dst, const tf_decoder *src);
+void tf_decoder_free(tf_decoder *d);
+const tf_model *tf_decoder_model(const tf_decoder *d);
+/* positions the sequence holds */
+int64_t tf_decoder_pos(const tf_decoder *d);
+
+/* n ids (in [0, V)) through the model; logits (n, V), or (1, V) with
+ * TF_FWD_LAST, or NULL */
+int tf_decoder_forward(tf_decoder *d, const int32_t *ids, int64_t n, float *logits, int flags);
+/* as tf_decoder_forward, handing the logits to fn in blocks of rows */
+int tf_decoder_forward_each(tf_decoder *d, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx);
+
+/*
+ * Up to n (1 to TF_STEPS_MAX) decode steps from id, each next id drawn as
+ * tf_sample(s) draws it from the step's logits: the ids to out, their count
+ * to *got; n of them, or with stop as far as the first end id of the model
+ * (which ends out). The sequence takes *got positions (the ids fed: id and
+ * all of out but its last), s the uniforms of *got draws. With each, every
+ * id also goes to each(ctx, id) as soon as it is drawn; once each fails the
+ * rest go nowhere and the call fails after the steps.
+ *
+ * On the GPU the ids are drawn on the device, a launch for the n steps;
+ * TF_CUDA_DRAW=0 copies each step's logits back and draws on the host
+ * instead, as on the CPU (to check the device's draws against tf_sample).
+ */
+int tf_decoder_generate(tf_decoder *d, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
+			int32_t *out, int *got);
+
+#endif

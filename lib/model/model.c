@@ -1,0 +1,167 @@
+/* model.c: finding and checking every weight of a Qwen3.5 text model */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "model.h"
+
+/* a 1-D float tensor of n values as floats, plus `add` (1 for zero-centered norms) */
+static float *load_vec(const tf_store *s, const char *name, int64_t n, float add)
+{
+	const tf_tensor *t = tf_store_find(s, name);
+	int64_t count = 1;
+	float *v;
+
+	if (!t)
+		return tf_err("missing tensor '%s'", name), NULL;
+	for (int i = 0; i < t->ndim; i++)
+		count *= t->shape[i];
+	if (t->dtype != TF_F32 && t->dtype != TF_BF16 && t->dtype != TF_F16)
+		return tf_err("tensor '%s' is %s, expected a float type", name, tf_dtype_str(t->dtype)), NULL;
+	if (count != n)
+		return tf_err("tensor '%s' has %lld values, expected %lld", name, (long long)count, (long long)n),
+		       NULL;
+	v = tf_malloc(n * sizeof *v);
+	for (int64_t i = 0; i < n; i++)
+		v[i] = tf_load_scalar(t->data, t->dtype, i) + add;
+	return v;
+}
+
+static int weight(const tf_store *s, tf_weight *w, int64_t rows, int64_t cols, const char *fmt, int layer)
+{
+	char name[256];
+
+	snprintf(name, sizeof name, fmt, layer);
+	return tf_store_weight(s, name, rows, cols, w);
+}
+
+static int vec(const tf_store *s, float **out, int64_t n, float add, const char *fmt, int layer)
+{
+	char name[256];
+
+	snprintf(name, sizeof name, fmt, layer);
+	*out = load_vec(s, name, n, add);
+	return *out ? 0 : -1;
+}
+
+/* HF files keep conv1d as [C, 1, K] and zero-centered norms; MLX files keep
+ * [C, K, 1] and norms with the 1 added (mlx-lm's TextModel.sanitize): the
+ * conv's last dimension
+ * tells them apart. A model without DeltaNet layers counts as MLX when it
+ * is quantized. */
+static int norm_offset(const tf_model *m)
+{
+	char name[64];
+
+	for (int i = 0; i < m->c.layers; i++)
+		if (!m->c.full[i]) {
+			const tf_tensor *t;
+			snprintf(name, sizeof name, "layers.%d.linear_attn.conv1d.weight", i);
+			t = tf_store_find(m->store, name);
+			return !t || t->ndim < 3 || t->shape[t->ndim - 1] != 1;
+		}
+	return m->embed.fmt != TF_AFFINE;
+}
+
+static int load_conv(const tf_model *m, int i, float **out)
+{
+	char name[64];
+	const tf_tensor *t;
+	int64_t C = m->conv_dim, K = m->c.conv_k;
+
+	snprintf(name, sizeof name, "layers.%d.linear_attn.conv1d.weight", i);
+	t = tf_store_find(m->store, name);
+	if (!t)
+		return tf_err("missing tensor '%s'", name);
+	/* [C, 1, K], [C, K, 1] and [C, K] all flatten to c*K + k */
+	if (!((t->ndim == 3 && t->shape[0] == C && ((t->shape[1] == 1 && t->shape[2] == K) ||
+						    (t->shape[1] == K && t->shape[2] == 1))) ||
+	      (t->ndim == 2 && t->shape[0] == C && t->shape[1] == K)))
+		return tf_err("tensor '%s' does not have shape [%lld, 1, %lld]", name, (long long)C, (long long)K);
+	*out = load_vec(m->store, name, C * K, 0);
+	return *out ? 0 : -1;
+}
+
+static int load_layer(tf_model *m, int i, float one)
+{
+	const tf_config *c = &m->c;
+	const tf_store *s = m->store;
+	tf_layer *l = &m->layer[i];
+	int64_t H = c->hidden, D = c->head_dim, kd = (int64_t)c->lin_k_heads * c->lin_k_dim,
+		vd = (int64_t)c->lin_v_heads * c->lin_v_dim;
+
+	l->full = c->full[i];
+	if (vec(s, &l->in_norm, H, one, "layers.%d.input_layernorm.weight", i) ||
+	    vec(s, &l->post_norm, H, one, "layers.%d.post_attention_layernorm.weight", i) ||
+	    weight(s, &l->gate, c->inter, H, "layers.%d.mlp.gate_proj", i) ||
+	    weight(s, &l->up, c->inter, H, "layers.%d.mlp.up_proj", i) ||
+	    weight(s, &l->down, H, c->inter, "layers.%d.mlp.down_proj", i))
+		return -1;
+	if (l->full)
+		return weight(s, &l->q_proj, 2 * c->heads * D, H, "layers.%d.self_attn.q_proj", i) ||
+		       weight(s, &l->k_proj, c->kv_heads * D, H, "layers.%d.self_attn.k_proj", i) ||
+		       weight(s, &l->v_proj, c->kv_heads * D, H, "layers.%d.self_attn.v_proj", i) ||
+		       weight(s, &l->o_proj, H, c->heads * D, "layers.%d.self_attn.o_proj", i) ||
+		       vec(s, &l->q_norm, D, one, "layers.%d.self_attn.q_norm.weight", i) ||
+		       vec(s, &l->k_norm, D, one, "layers.%d.self_attn.k_norm.weight", i) ? -1 : 0;
+	return weight(s, &l->in_qkv, 2 * kd + vd, H, "layers.%d.linear_attn.in_proj_qkv", i) ||
+	       weight(s, &l->in_z, vd, H, "layers.%d.linear_attn.in_proj_z", i) ||
+	       weight(s, &l->in_b, c->lin_v_heads, H, "layers.%d.linear_attn.in_proj_b", i) ||
+	       weight(s, &l->in_a, c->lin_v_heads, H, "layers.%d.linear_attn.in_proj_a", i) ||
+	       weight(s, &l->out_proj, H, vd, "layers.%d.linear_attn.out_proj", i) ||
+	       load_conv(m, i, &l->conv) ||
+	       vec(s, &l->A_log, c->lin_v_heads, 0, "layers.%d.linear_attn.A_log", i) ||
+	       vec(s, &l->dt_bias, c->lin_v_heads, 0, "layers.%d.linear_attn.dt_bias", i) ||
+	       vec(s, &l->gnorm, c->lin_v_dim, 0, "layers.%d.linear_attn.norm.weight", i) ? -1 : 0;
+}
+
+tf_model *tf_model_open(const char *path)
+{
+	tf_model *m = tf_calloc(1, sizeof *m);
+	float one;
+
+	m->store = tf_store_open(path);
+	if (!m->store)
+		goto fail;
+	if (tf_config_parse(m->store->config, m->store->gen_config, &m->c) < 0)
+		goto fail;
+	m->conv_dim = 2 * m->c.lin_k_heads * m->c.lin_k_dim + m->c.lin_v_heads * m->c.lin_v_dim;
+	if (tf_store_weight(m->store, "embed_tokens", m->c.vocab, m->c.hidden, &m->embed) < 0)
+		goto fail;
+	if (tf_store_has_weight(m->store, "lm_head")) {
+		if (tf_store_weight(m->store, "lm_head", m->c.vocab, m->c.hidden, &m->head) < 0)
+			goto fail;
+	} else {
+		m->head = m->embed;     /* tied: no lm_head tensor to read */
+	}
+	one = norm_offset(m) ? 1.0f : 0.0f;
+	m->norm = load_vec(m->store, "norm.weight", m->c.hidden, one);
+	if (!m->norm)
+		goto fail;
+	m->layer = tf_calloc(m->c.layers, sizeof *m->layer);
+	for (int i = 0; i < m->c.layers; i++)
+		if (load_layer(m, i, one) < 0)
+			goto fail;
+	return m;
+fail:
+	tf_errpre("cannot load model '%s'", path);
+	tf_model_close(m);
+	return NULL;
+}
+
+void tf_model_close(tf_model *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; m->layer && i < m->c.layers; i++) {
+		tf_layer *l = &m->layer[i];
+		free(l->in_norm); free(l->post_norm); free(l->q_norm); free(l->k_norm);
+		free(l->conv); free(l->A_log); free(l->dt_bias); free(l->gnorm);
+	}
+	free(m->layer);
+	free(m->norm);
+	tf_config_free(&m->c);
+	tf_store_close(m->store);
+	free(m);
+}

@@ -1,0 +1,26 @@
+/*
+ * pass.h: what a pass over a sequence is asked for, the same on every
+ * device: which rows' logits, how the prompt's delta rule is summed, and
+ * where the logits or drawn ids go.
+ */
+#ifndef TF_PASS_H
+#define TF_PASS_H
+
+#include <stdint.h>
+
+enum {
+	TF_FWD_LAST = 1,        /* logits of the last row only: (1, V) */
+	TF_FWD_CHUNKED = 2,     /* Gated DeltaNet in chunks of 64 (prompt mode) */
+};
+
+/* receives logits (rows, V) of the sequence's rows [row0, row0 + rows)
+ * counted from the first of the call's n tokens; returns -1 to stop */
+typedef int (*tf_logits_fn)(void *ctx, int64_t row0, int64_t rows, const float *logits);
+
+/* receives each id a run of decode steps draws, as it comes; < 0 to fail */
+typedef int (*tf_id_fn)(void *ctx, int32_t id);
+
+/* decode steps one call runs at most */
+#define TF_STEPS_MAX 32
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * run.h: what tf-run does with one sequence: score it (logits of every
+ * position, or of the last) or continue it (generate ids).
+ */
+#ifndef TF_RUN_H
+#define TF_RUN_H
+
+#include <stdio.h>
+
+#include "decode/decoder.h"
+#include "decode/sample.h"
+#include "io/ids.h"
+
+enum { TF_OUT_RECORDS, TF_OUT_RAW, TF_OUT_TEXT };
+
+typedef struct {
+	int step;               /* feed the prompt one token at a time */
+	int window;             /* > 0: feed the prompt this many tokens at a time, row-independent */
+	int out;                /* TF_OUT_*: how logits are written */
+	int last;               /* only the last row of each sequence */
+	int text_k;             /* TF_OUT_TEXT: top ids per row */
+	long gen;               /* > 0: generate this many ids instead of logits */
+	int ignore_eos;
+	int stream;             /* write each generated id as it is made */
+	tf_sampler sampler;
+	FILE *f;
+} tf_run_opts;
+
+/* runs sequence number `index` from an empty state; -1 with a message */
+int tf_run_seq(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *o);
+
+#endif
