@@ -44,7 +44,7 @@ int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r);
 int tf_bench_tg(tf_model *m, int n, int depth, int reps, tf_bench_rate *r);
 /* rowsN: passes of n rows of one sequence (tf_forward_each of n ids, the
  * last row's logits: what tf-run --window N --last runs), each after as
- * many of its own; r holds milliseconds a pass, not tokens/s */
+ * many of its own; r holds milliseconds a pass, not a rate */
 int tf_bench_rows(tf_model *m, int n, int reps, tf_bench_rate *r);
 /* the decode products of rows (1 to 16) tokens alone (tf_gpu_gemv_sweep),
  * as sweeps/s; bytes a sweep reads */
