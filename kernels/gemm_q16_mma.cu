@@ -588,34 +588,6 @@ __global__ void q16_mma_out(const float *__restrict__ y, int n, int out, int16_t
 	}
 }
 
-/* v.template go<F, G>() for w's form and group as gemv_q16.cu's
- * visit_form picks them, else v.none() */
-template <class F, class V>
-static typename V::ret mma_visit_g(int g, V &v)
-{
-	return g == 32 ? v.template go<F, 32>() : g == 64 ? v.template go<F, 64>() : v.template go<F, 128>();
-}
-
-template <class V>
-static typename V::ret mma_visit(const tf_weight *w, V &v)
-{
-	const int fmt = w->fmt, g = w->group;
-
-	if (fmt == TF_SIGN1)
-		return g != 128 ? v.none() : v.template go<F1L, 128>();
-	if (fmt != TF_AFFINE || (g != 32 && g != 64 && g != 128))
-		return v.none();
-	switch (w->bits) {
-	case 2: return w->cols % F2L::CC ? mma_visit_g<FAP<2>>(g, v) : mma_visit_g<F2L>(g, v);
-	case 3: return mma_visit_g<FAP<3>>(g, v);
-	case 4: return mma_visit_g<F4L>(g, v);
-	case 5: return mma_visit_g<FAP<5>>(g, v);
-	case 6: return mma_visit_g<FAP<6>>(g, v);
-	case 8: return mma_visit_g<FAP<8>>(g, v);
-	}
-	return v.none();
-}
-
 /* the fewest rows a pass of a form of NBMAX takes the kernels with:
  * TF_Q16_MMA=0 none, 1 two, else MMA_MIN_ROWS4 or MMA_MIN_ROWS2 */
 static int mma_min_rows(int nbmax)
@@ -651,7 +623,7 @@ struct mma_has {
 int q16_mma_takes(const tf_weight *w, int n, int epi, int qo)
 {
 	mma_has h;
-	const int nbmax = mma_visit(w, h);
+	const int nbmax = visit_form(w, h);
 
 	return s_xb && nbmax && n >= mma_min_rows(nbmax) && w->cols <= MMA_COLS &&
 	       stage_smem((int)w->cols) <= Q16_SMEM && mma_smem_bytes((int)w->cols, w->group) <= MMA_SMEM &&
@@ -693,7 +665,7 @@ int q16_mma(const tf_weight *w, const q16_op &op, int epi)
 	const int out = swi ? rows / 2 : rows, tp = swi ? 16 : 32, ntiles = (out + tp - 1) / tp;
 	mma_pick p = { n > 8 ? 2 : 1, swi, NULL, NULL };
 
-	if (!mma_visit(w, p))
+	if (!visit_form(w, p))
 		return tf_err("no tensor-core kernel for a %s%d g%d weight", tf_fmt_name(w->fmt), w->bits, w->group);
 	CUDA_CHECK(launch_k(p.st, dim3(n), dim3(Q16_WARPS * WARP), stage_smem(cols), op.src, n, cols, s_xb, s_xd, s_xs,
 			    s_rs));
@@ -742,14 +714,14 @@ int q16_mma_setup(void)
 	for (const auto &f : forms) {
 		tf_weight w = {};
 		w.fmt = f.fmt; w.bits = f.bits; w.group = f.group; w.cols = f.cols;
-		CUDA_CHECK(mma_visit(&w, a));
+		CUDA_CHECK(visit_form(&w, a));
 	}
 	static const int bits[] = { 3, 4, 5, 6, 8 }, groups[] = { 32, 64, 128 };
 	for (int b : bits)
 		for (int g : groups) {
 			tf_weight w = {};
 			w.fmt = TF_AFFINE; w.bits = b; w.group = g; w.cols = 128;
-			CUDA_CHECK(mma_visit(&w, a));
+			CUDA_CHECK(visit_form(&w, a));
 		}
 	if (s_xb)
 		return 0;

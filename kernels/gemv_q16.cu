@@ -62,34 +62,6 @@ __global__ void __launch_bounds__(Q16_WARPS * WARP, 1) gemv_q16(const __grid_con
 	q16_run<F, G, RPW, NB, SWI, QO, STEPS>(op);
 }
 
-/* v.template go<F, G>() for w's form and group where a kernel takes them,
- * else v.none() */
-template <class F, class V>
-static typename V::ret visit_g(int g, V &v)
-{
-	return g == 32 ? v.template go<F, 32>() : g == 64 ? v.template go<F, 64>() : v.template go<F, 128>();
-}
-
-template <class V>
-static typename V::ret visit_form(const tf_weight *w, V &v)
-{
-	const int fmt = w->fmt, g = w->group;
-
-	if (fmt == TF_SIGN1)
-		return g != 128 ? v.none() : v.template go<F1L, 128>();
-	if (fmt != TF_AFFINE || (g != 32 && g != 64 && g != 128))
-		return v.none();
-	switch (w->bits) {
-	case 2: return w->cols % F2L::CC ? visit_g<FAP<2>>(g, v) : visit_g<F2L>(g, v);
-	case 3: return visit_g<FAP<3>>(g, v);
-	case 4: return visit_g<F4L>(g, v);
-	case 5: return visit_g<FAP<5>>(g, v);
-	case 6: return visit_g<FAP<6>>(g, v);
-	case 8: return visit_g<FAP<8>>(g, v);
-	}
-	return v.none();
-}
-
 /* v.template go<F, G>() for every form and group visit_form reaches, up to
  * the first that fails */
 template <class F, class V>

@@ -86,19 +86,9 @@ int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_l
 	return rc;
 }
 
-struct into { float *dst; int64_t first, V; };
-
-static int copy_rows(void *ctx, int64_t row0, int64_t rows, const float *logits)
-{
-	struct into *b = ctx;
-
-	memcpy(b->dst + (row0 - b->first) * b->V, logits, rows * b->V * sizeof *logits);
-	return 0;
-}
-
 int tf_forward(tf_state *st, const int32_t *ids, int64_t n, float *logits, int flags)
 {
-	struct into b = { logits, flags & TF_FWD_LAST ? n - 1 : 0, st->m->c.vocab };
+	tf_logits_into b = { logits, flags & TF_FWD_LAST ? n - 1 : 0, st->m->c.vocab };
 
-	return tf_forward_each(st, ids, n, flags, logits ? copy_rows : NULL, &b);
+	return tf_forward_each(st, ids, n, flags, logits ? tf_logits_copy : NULL, &b);
 }

@@ -101,21 +101,11 @@ int tf_decoder_forward_each(tf_decoder *d, const int32_t *ids, int64_t n, int fl
 	return rc;
 }
 
-struct into { float *dst; int64_t first, V; };
-
-static int copy_rows(void *ctx, int64_t row0, int64_t rows, const float *logits)
-{
-	struct into *b = ctx;
-
-	memcpy(b->dst + (row0 - b->first) * b->V, logits, rows * b->V * sizeof *logits);
-	return 0;
-}
-
 int tf_decoder_forward(tf_decoder *d, const int32_t *ids, int64_t n, float *logits, int flags)
 {
-	struct into b = { logits, flags & TF_FWD_LAST ? n - 1 : 0, d->m->c.vocab };
+	tf_logits_into b = { logits, flags & TF_FWD_LAST ? n - 1 : 0, d->m->c.vocab };
 
-	return tf_decoder_forward_each(d, ids, n, flags, logits ? copy_rows : NULL, &b);
+	return tf_decoder_forward_each(d, ids, n, flags, logits ? tf_logits_copy : NULL, &b);
 }
 
 /* the steps with the logits on the host and tf_sample drawing there: the

@@ -17,6 +17,14 @@ enum {
  * counted from the first of the call's n tokens; returns -1 to stop */
 typedef int (*tf_logits_fn)(void *ctx, int64_t row0, int64_t rows, const float *logits);
 
+/* the tf_logits_fn of a call that wants its logits in one buffer: with
+ * ctx a tf_logits_into, rows go to dst, row `first` of the call at dst */
+typedef struct {
+	float *dst;
+	int64_t first, V;
+} tf_logits_into;
+int tf_logits_copy(void *ctx, int64_t row0, int64_t rows, const float *logits);
+
 /* receives each id a run of decode steps draws, as it comes; < 0 to fail */
 typedef int (*tf_id_fn)(void *ctx, int32_t id);
 
