@@ -140,7 +140,10 @@ t/helper/%: t/helper/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR)
 # its corpus once in `make test` (t/t0003-fuzz-corpus.t); `make fuzz`
 # builds them for libFuzzer with clang, ASan and UBSan and runs each for
 # FUZZ_S seconds (FUZZ_JOBS at once), new inputs and crashes going to
-# t/fuzz/work/HARNESS.
+# t/fuzz/work/HARNESS. Single allocations may pass the RSS limit: libarchive
+# reserves a cpio header's whole name length (4 GiB from a 1 KB file), which
+# stays virtual and fails as a truncated archive, a clean error, not a defect.
+
 t/fuzz/replay-%: t/fuzz/fuzz-%.c t/fuzz/replay.c t/fuzz/file.c t/fuzz/fuzz.h lib/libtf.a $(CUDA_LIB) $(LIB_HDR)
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) -It/fuzz $(CFLAGS) $(LDFLAGS) -o $@ $< t/fuzz/replay.c t/fuzz/file.c \
 		lib/libtf.a $(LDLIBS_test)
@@ -173,7 +176,7 @@ fuzz: $(FUZZ:%=t/fuzz/fuzz-%)
 		mkdir -p t/fuzz/work/$$h || exit 1; \
 		echo "fuzz-$$h: $(FUZZ_S) s"; \
 		t/fuzz/fuzz-$$h -max_total_time=$(FUZZ_S) -jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS) \
-			-max_len=400000 -rss_limit_mb=4096 -timeout=20 -print_final_stats=1 \
+			-max_len=400000 -rss_limit_mb=4096 -malloc_limit_mb=16384 -timeout=20 -print_final_stats=1 \
 			-artifact_prefix=t/fuzz/work/$$h/ t/fuzz/work/$$h t/fuzz/corpus/$$h \
 			>t/fuzz/work/$$h.log 2>&1; rc=$$?; \
 		grep -E '^stat::number_of_executed_units|^stat::peak_rss' t/fuzz/work/$$h.log; \
