@@ -155,4 +155,11 @@ test_expect '... and from stdin is refused, naming the link and its target' '
 	grep -q "pass the archive as a file" err && test ! -e "$(repo_dir org/link2)/snapshots"
 '
 
+rm -f big/model/link.json && ln big/model/zeros.bin big/model/hard.json
+tar -cf hard.tar big
+test_expect 'so does a taken hard link to a left-out member' '
+	tf-pull -i "*.json" hard.tar --as org/hard >out &&
+	cmp big/model/zeros.bin "$(cat out)/model/hard.json" && test ! -e "$(cat out)/model/zeros.bin"
+'
+
 done_testing
