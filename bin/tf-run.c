@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/args.h"
@@ -42,6 +43,7 @@ static const char usage_text[] =
 	"  -t, --threads N      CPU threads (default: TF_THREADS or all CPUs)\n"
 	"      --device DEV     cpu, cuda or auto: the GPU when there is one\n"
 	"                       (default: TF_DEVICE or auto)\n"
+	"  -q, --quiet          no progress on stderr (drawn only on a terminal)\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
 
@@ -65,6 +67,7 @@ static const struct option longopts[] = {
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "threads", required_argument, NULL, 't' },
 	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -84,11 +87,70 @@ static void check_options(const tf_run_opts *o, int given)
 		tf_usage_die("--top-k and --top-p choose among ids to sample: they need --temp above 0");
 }
 
+/* ---------------------------------------------------------------------------
+ * progress of a prompt on a terminal: one line redrawn in place, erased
+ * when the sequence is done, so that stderr keeps only what went wrong */
+
+struct shown {
+	long index;             /* the sequence, from 1 */
+	int64_t tokens;         /* its prompt's */
+	int drawn;              /* a line is on the terminal */
+	double last;            /* when it was drawn */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* n with a comma every three digits */
+static char *grouped(int64_t n, char out[32])
+{
+	char digits[24];
+	int len = snprintf(digits, sizeof digits, "%lld", (long long)n), k = 0;
+
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			out[k++] = ',';
+		out[k++] = digits[i];
+	}
+	out[k] = 0;
+	return out;
+}
+
+static void show(void *ctx, int64_t done, int64_t total)
+{
+	struct shown *p = ctx;
+	double t = now();
+	char tok[32];
+
+	if (p->drawn && t - p->last < 0.1 && done < total)
+		return;
+	p->last = t;
+	p->drawn = 1;
+	fprintf(stderr, "\r\033[Ktf-run: sequence %ld, prompt of %s tokens (%d%%)", p->index,
+		grouped(p->tokens, tok), (int)(100 * done / (total ? total : 1)));
+	fflush(stderr);
+}
+
+static void unshow(struct shown *p)
+{
+	if (!p->drawn)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	p->drawn = 0;
+}
+
 int main(int argc, char **argv)
 {
 	tf_run_opts o = { .out = TF_OUT_RECORDS, .sampler = { .top_p = 1 } };
 	const char *output = "-", *input = "-";
-	int force = 0, threads = 0, given = 0, c;
+	int force = 0, quiet = 0, threads = 0, given = 0, c;
+	struct shown shown = { 0 };
 	const char *device = getenv("TF_DEVICE");
 	tf_model *m;
 	tf_decoder *d;
@@ -100,10 +162,11 @@ int main(int argc, char **argv)
 
 	tf_prog = "tf-run";
 	tf_out_init();
-	while ((c = getopt_long(argc, argv, "o:fn:t:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:fn:t:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
 		case 'f': force = 1; break;
+		case 'q': quiet = 1; break;
 		case OPT_RAW: o.out = TF_OUT_RAW; given |= G_LOGITS; break;
 		case OPT_LAST: o.last = 1; given |= G_LOGITS; break;
 		case OPT_TEXT:
@@ -158,10 +221,19 @@ int main(int argc, char **argv)
 	d = tf_decoder_new(m);
 	if (!d)
 		tf_die_err();
+	if (!quiet && isatty(2))
+		tf_decoder_on_progress(d, show, &shown);
 	tf_ids_open(&rd, in, strcmp(input, "-") ? input : "<stdin>");
 	for (;;) {
 		int rc = tf_ids_next(&rd, &s, m->c.vocab);
-		if (rc < 0 || (rc > 0 && tf_run_seq(d, &s, index++, &o) < 0)) {
+		if (rc > 0) {
+			shown.index = index + 1;
+			shown.tokens = (int64_t)s.n;
+		}
+		if (rc > 0)
+			rc = tf_run_seq(d, &s, index++, &o) < 0 ? -1 : rc;
+		unshow(&shown);
+		if (rc < 0) {
 			tf_out_abort(&out);
 			tf_die_err();
 		}

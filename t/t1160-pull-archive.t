@@ -129,4 +129,37 @@ test_expect '--as with a bad name is a usage error' '
 test_error 'a commit hash is no revision for an archive' tf-pull "invalid revision" \
 	tf-pull m.tar --as org/x@$ALL
 
+# the include patterns are asked before a member is staged: a big member
+# they leave out is never copied (TF_TEST_STAGED lists what is), unless a
+# link they take ends at it; then a file is read a second time for it, and
+# stdin, which cannot be, is refused
+mkdir -p big/model && printf '{"a": 1}\n' >big/model/config.json &&
+	head -c 4000000 /dev/zero >big/model/zeros.bin
+tar -cf - big | zstd -q -o big.tar.zst
+test_expect 'a member the patterns leave out is never staged' '
+	TF_TEST_STAGED=$TMP/staged tf-pull -i "*.json" big.tar.zst --as org/big >out &&
+	test "$(cat staged)" = "9 big/model/config.json" &&
+	cmp big/model/config.json "$(cat out)/model/config.json" && test ! -e "$(cat out)/model/zeros.bin"
+'
+rm -f staged
+ln -s zeros.bin big/model/link.json
+tar -cf - big | zstd -q -o link.tar.zst
+test_expect 'a taken link to a left-out member files it, read a second time' '
+	TF_TEST_STAGED=$TMP/staged tf-pull -i "*.json" link.tar.zst --as org/link >out &&
+	grep -qx "4000000 big/model/zeros.bin" staged &&
+	cmp big/model/zeros.bin "$(cat out)/model/link.json" && test ! -e "$(cat out)/model/zeros.bin"
+'
+test_expect '... and from stdin is refused, naming the link and its target' '
+	tf-pull -i "*.json" - --as org/link2 <link.tar.zst >out 2>err; test $? = 1 &&
+	grep -q "member .big/model/link.json. links to .big/model/zeros.bin., which the include patterns leave out" err &&
+	grep -q "pass the archive as a file" err && test ! -e "$(repo_dir org/link2)/snapshots"
+'
+
+rm -f big/model/link.json && ln big/model/zeros.bin big/model/hard.json
+tar -cf hard.tar big
+test_expect 'so does a taken hard link to a left-out member' '
+	tf-pull -i "*.json" hard.tar --as org/hard >out &&
+	cmp big/model/zeros.bin "$(cat out)/model/hard.json" && test ! -e "$(cat out)/model/zeros.bin"
+'
+
 done_testing

@@ -29,7 +29,8 @@ static void mlp(const tf_layer *l, const float *u, int64_t n, float *out)
 
 #define HEAD_BLOCK 64
 
-int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx)
+int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx,
+		    const tf_pass_progress *pr)
 {
 	const tf_model *m = st->m;
 	const tf_config *c = &m->c;
@@ -64,6 +65,8 @@ int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_l
 		tf_rmsnorm(u, x, l->post_norm, n, H, c->eps);
 		mlp(l, u, n, mix);
 		tf_add(x, mix, n * H);
+		if (pr && pr->fn)
+			pr->fn(pr->ctx, i + 1, c->layers);
 	}
 	st->pos += n;
 
@@ -90,5 +93,5 @@ int tf_forward(tf_state *st, const int32_t *ids, int64_t n, float *logits, int f
 {
 	tf_logits_into b = { logits, flags & TF_FWD_LAST ? n - 1 : 0, st->m->c.vocab };
 
-	return tf_forward_each(st, ids, n, flags, logits ? tf_logits_copy : NULL, &b);
+	return tf_forward_each(st, ids, n, flags, logits ? tf_logits_copy : NULL, &b, NULL);
 }

@@ -16,7 +16,9 @@
 /* ids (n) in [0, V); logits (n, V), or (1, V) with TF_FWD_LAST, or NULL */
 int tf_forward(tf_state *st, const int32_t *ids, int64_t n, float *logits, int flags);
 /* as tf_forward, handing the logits over in blocks of at most 64 rows so a
- * long prompt over a large vocabulary never holds all of them */
-int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx);
+ * long prompt over a large vocabulary never holds all of them; told after
+ * each layer, with pr (or NULL) */
+int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx,
+		    const tf_pass_progress *pr);
 
 #endif

@@ -15,6 +15,7 @@ struct tf_decoder {
 	tf_state *cpu;          /* the CPU reference's state, or */
 	tf_gpu_seq *gpu;        /* the GPU's, when the model's weights are there */
 	float *logits;          /* (V) a step's logits when the host draws */
+	tf_pass_progress progress;      /* told how far a prompt pass is */
 };
 
 int tf_decoder_attach(tf_model *m, const char *device)
@@ -86,17 +87,26 @@ int64_t tf_decoder_pos(const tf_decoder *d)
 	return d->pos;
 }
 
+void tf_decoder_on_progress(tf_decoder *d, void (*fn)(void *ctx, int64_t done, int64_t total), void *ctx)
+{
+	d->progress.fn = fn;
+	d->progress.ctx = ctx;
+}
+
 int tf_decoder_forward_each(tf_decoder *d, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx)
 {
+	/* only the prompt's passes are long enough to be worth telling */
+	const tf_pass_progress *pr = flags & TF_FWD_CHUNKED ? &d->progress : NULL;
+
 	if (n <= 0)
 		return 0;
 	if (d->gpu) {
-		if (tf_gpu_forward_each(d->gpu, d->pos, ids, n, flags, fn, ctx) < 0)
+		if (tf_gpu_forward_each(d->gpu, d->pos, ids, n, flags, fn, ctx, pr) < 0)
 			return -1;
 		d->pos += n;
 		return 0;
 	}
-	int rc = tf_forward_each(d->cpu, ids, n, flags, fn, ctx);
+	int rc = tf_forward_each(d->cpu, ids, n, flags, fn, ctx, pr);
 	d->pos = d->cpu->pos;
 	return rc;
 }

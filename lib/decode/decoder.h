@@ -41,6 +41,10 @@ const tf_model *tf_decoder_model(const tf_decoder *d);
 /* positions the sequence holds */
 int64_t tf_decoder_pos(const tf_decoder *d);
 
+/* fn(ctx, done, total) is told how far each prompt pass (TF_FWD_CHUNKED)
+ * is, done of total units of work, as each ends; fn NULL for none */
+void tf_decoder_on_progress(tf_decoder *d, void (*fn)(void *ctx, int64_t done, int64_t total), void *ctx);
+
 /* n ids (in [0, V)) through the model; logits (n, V), or (1, V) with
  * TF_FWD_LAST, or NULL */
 int tf_decoder_forward(tf_decoder *d, const int32_t *ids, int64_t n, float *logits, int flags);

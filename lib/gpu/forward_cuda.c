@@ -11,7 +11,7 @@
 #ifndef TF_CUDA
 
 int tf_gpu_forward_each(tf_gpu_seq *g, int64_t pos, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn,
-			void *ctx)
+			void *ctx, const tf_pass_progress *pr)
 {
 	return tf_err("built without CUDA");
 }
@@ -326,7 +326,7 @@ static int window(tf_gpu_seq *g, int n, int want)
 }
 
 int tf_gpu_forward_each(tf_gpu_seq *g, int64_t pos, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn,
-			void *ctx)
+			void *ctx, const tf_pass_progress *pr)
 {
 	int64_t V = g->m->c.vocab;
 	int last = flags & TF_FWD_LAST, prompt = (flags & TF_FWD_CHUNKED) && n > GPU_WINDOW;
@@ -363,6 +363,8 @@ int tf_gpu_forward_each(tf_gpu_seq *g, int64_t pos, const int32_t *ids, int64_t 
 					return -1;
 			}
 		}
+		if (pr && pr->fn)
+			pr->fn(pr->ctx, r0 + rows, n);
 	}
 	TRY(tf_cuda_sync());
 	return 0;

@@ -46,9 +46,10 @@ int tf_gpu_seq_copy(tf_gpu_seq *dst, const tf_gpu_seq *src, int64_t pos);
 void tf_gpu_seq_free(tf_gpu_seq *g);
 
 /* n tokens from position pos (the positions g holds) through the model:
- * the logits flags ask for (model/pass.h) handed to fn in blocks */
+ * the logits flags ask for (model/pass.h) handed to fn in blocks; a prompt
+ * pass tells pr (or NULL) after each slice of rows */
 int tf_gpu_forward_each(tf_gpu_seq *g, int64_t pos, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn,
-			void *ctx);
+			void *ctx, const tf_pass_progress *pr);
 /* the decode products of rows (1 to 16) tokens alone (every layer matrix
  * and the head, captured once): ms a sweep over reps replays, and the
  * bytes one sweep reads; the memory-bound part of a step without the rest */

@@ -32,6 +32,7 @@ typedef struct {
 	int take;               /* passes the filter */
 	int placed;             /* its blob is in blobs/ */
 	int empty;              /* M_FILE staged with no bytes */
+	int skipped;            /* M_FILE the filter cannot take: not staged */
 } member;
 
 typedef struct {
@@ -41,6 +42,7 @@ typedef struct {
 	member *m;
 	int nm, cap, nstaged;
 	size_t strip;           /* bytes of a common top folder to drop */
+	FILE *staged_log;       /* TF_TEST_STAGED: "BYTES PATH" of each staged member */
 } ingest;
 
 static char *fmt(const char *f, const char *a, const char *b)
@@ -461,7 +463,29 @@ static int copy_member(ingest *g, struct archive *a, struct archive_entry *e, me
 		ok = 0;
 	}
 	m->empty = !s.off;
+	if (g->staged_log)
+		fprintf(g->staged_log, "%llu %s\n", (unsigned long long)s.off, shown(path, b));
 	return stage_close(&s, m, ok) ? -1 : 0;
+}
+
+/* whether the filter may take path once a common top folder is known: the
+ * folder is decided only when the whole archive is read, so both the full
+ * path and the path less its first part are asked */
+static int may_take(ingest *g, const char *path)
+{
+	const char *slash = strchr(path, '/');
+
+	return tf_hub_filter_match(&g->o->filter, path) ||
+	       (slash && tf_hub_filter_match(&g->o->filter, slash + 1));
+}
+
+/* the regular member m (entry e) recorded without its data, which the
+ * filter leaves out; a link the filter takes may still need it staged */
+static void skip_member(struct archive *a, struct archive_entry *e, member *m)
+{
+	m->skipped = 1;
+	m->empty = archive_entry_size_is_set(e) && archive_entry_size(e) == 0;
+	archive_read_data_skip(a);
 }
 
 static int read_archive(ingest *g)
@@ -556,7 +580,9 @@ static int read_archive(ingest *g)
 			continue;
 		}
 		m = add(g, path, M_FILE);
-		if (copy_member(g, a, e, m, path) < 0)
+		if (!may_take(g, path))
+			skip_member(a, e, m);
+		else if (copy_member(g, a, e, m, path) < 0)
 			goto out;
 	}
 	if (r != ARCHIVE_EOF) {
@@ -757,6 +783,74 @@ static int place(ingest *g, const char *repo_dir, member *f)
 	return rc;
 }
 
+/* a second reading of the archive, staging the skipped members that taken
+ * links end at (marked by stage == -2); members are in path order now */
+static int stage_again(ingest *g)
+{
+	struct archive *a = open_archive(g);
+	struct archive_entry *e;
+	int r, rc = -1;
+
+	if (!a)
+		return -1;
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+		mode_t type = archive_entry_filetype(e);
+		char *path;
+		int k;
+
+		if (!archive_entry_hardlink(e) ? type != AE_IFREG :
+		    !(archive_entry_size_is_set(e) && archive_entry_size(e) > 0))
+			continue;
+		if (clean(archive_entry_pathname(e), &path) != N_OK)
+			continue;
+		k = find(g, path);
+		if (k >= 0 && g->m[k].kind == M_FILE && g->m[k].stage == -2 &&
+		    copy_member(g, a, e, &g->m[k], path) < 0) {
+			free(path);
+			goto out;
+		}
+		free(path);
+	}
+	if (r != ARCHIVE_EOF) {
+		tf_err("cannot read '%s' a second time: %s", g->name, why(a));
+		goto out;
+	}
+	rc = 0;
+out:
+	archive_read_free(a);
+	return rc;
+}
+
+/* the skipped members that taken links end at, staged: from a file by
+ * reading it again, from stdin refused (it cannot be read twice) */
+static int stage_link_targets(ingest *g)
+{
+	char b[160], c[160];
+	int need = 0;
+
+	for (int i = 0; i < g->nm; i++) {
+		member *f = &g->m[g->m[i].to];
+
+		if (!g->m[i].take || !f->skipped || f->stage != -1)
+			continue;
+		if (!strcmp(g->o->src, "-"))
+			return tf_err("'%s': member '%s' links to '%s', which the include patterns leave out "
+				      "and which was not kept while reading; pass the archive as a file, "
+				      "not on stdin", g->name, shown(g->m[i].path, b), shown(f->path, c));
+		f->stage = -2;
+		need = 1;
+	}
+	if (!need)
+		return 0;
+	if (stage_again(g))
+		return -1;
+	for (int i = 0; i < g->nm; i++)
+		if (g->m[i].stage == -2)
+			return tf_err("'%s': member '%s' was not found when read a second time", g->name,
+				      shown(g->m[i].path, b));
+	return 0;
+}
+
 static int commit_all(ingest *g, const char *rev, char **snapshot)
 {
 	char commit[65], *repo_dir = tf_hub_repo_dir(g->o->cache, g->o->repo), *blobs;
@@ -769,6 +863,10 @@ static int commit_all(ingest *g, const char *rev, char **snapshot)
 	if (!taken) {
 		free(repo_dir);
 		return tf_err("no file of '%s' matches the include patterns", g->name);
+	}
+	if (stage_link_targets(g)) {
+		free(repo_dir);
+		return -1;
 	}
 	/* a folder's files are copied only when taken */
 	for (int i = 0; i < g->nm; i++) {
@@ -828,6 +926,10 @@ int tf_archive_ingest(const tf_ingest_opts *o, char **snapshot)
 	locks = fmt("%s/.locks/%s", o->cache, strrchr(repo_dir, '/') + 1);
 	snprintf(pid, sizeof pid, "ingest.%ld", (long)getpid());
 	g.stage = fmt("%s/%s", locks, pid);
+	if (getenv("TF_TEST_STAGED") && !(g.staged_log = fopen(getenv("TF_TEST_STAGED"), "a"))) {
+		tf_err("cannot open '%s':", getenv("TF_TEST_STAGED"));
+		goto out;
+	}
 	if (tf_hub_mkdirs(locks))
 		goto out;
 	sweep(locks);
@@ -853,6 +955,8 @@ int tf_archive_ingest(const tf_ingest_opts *o, char **snapshot)
 		rc = commit_all(&g, rev, snapshot);
 out:
 	stage_remove(g.stage);
+	if (g.staged_log)
+		fclose(g.staged_log);
 	for (int i = 0; i < g.nm; i++) {
 		free(g.m[i].path);
 		free(g.m[i].target);

@@ -12,6 +12,10 @@
  * device, FIFO or socket makes the whole ingest fail with nothing left in
  * the repository.
  *
+ * A regular member the include patterns cannot take, with or without its
+ * first folder, is skipped unread; should a link they take end at one, a
+ * file is read a second time for it, and stdin is refused.
+ *
  * If every member sits under one top folder, that folder is dropped. The
  * snapshot is named by the git blob hash of a manifest in sha256sum(1)
  * form ("SHA256  PATH" lines sorted by PATH), so the same content gives

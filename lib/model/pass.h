@@ -28,6 +28,13 @@ int tf_logits_copy(void *ctx, int64_t row0, int64_t rows, const float *logits);
 /* receives each id a run of decode steps draws, as it comes; < 0 to fail */
 typedef int (*tf_id_fn)(void *ctx, int32_t id);
 
+/* told how far a prompt pass is, each time a unit of its work ends (a layer
+ * over all rows on the CPU, a slice of rows on the GPU): done of total */
+typedef struct {
+	void (*fn)(void *ctx, int64_t done, int64_t total);
+	void *ctx;
+} tf_pass_progress;
+
 /* decode steps one call runs at most */
 #define TF_STEPS_MAX 32
 
