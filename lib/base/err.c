@@ -26,15 +26,21 @@ static void vformat(char *buf, size_t n, const char *fmt, va_list ap, int saved)
 	}
 }
 
+/* the thread's message, and the errno it ends with */
+static void set_err(const char *fmt, va_list ap, int saved)
+{
+	vformat(errbuf, sizeof errbuf, fmt, ap, saved);
+	errnum = fmt[0] && fmt[strlen(fmt) - 1] == ':' ? saved : 0;
+}
+
 int tf_err(const char *fmt, ...)
 {
 	int saved = errno;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vformat(errbuf, sizeof errbuf, fmt, ap, saved);
+	set_err(fmt, ap, saved);
 	va_end(ap);
-	errnum = fmt[0] && fmt[strlen(fmt) - 1] == ':' ? saved : 0;
 	errno = saved;
 	return -1;
 }
@@ -63,9 +69,8 @@ _Noreturn void tf_die(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vformat(errbuf, sizeof errbuf, fmt, ap, saved);
+	set_err(fmt, ap, saved);
 	va_end(ap);
-	errnum = fmt[0] && fmt[strlen(fmt) - 1] == ':' ? saved : 0;
 	tf_die_err();
 }
 
