@@ -14,12 +14,23 @@ struct attn_job {
 	const tf_config *c;
 	const float *qg;        /* (n, Hq, 2, D): query, then gate, per head */
 	const float *kc, *vc;   /* (pos + n, Hkv, D) this layer's cache */
-	int64_t pos0;           /* position of row 0 */
+	int64_t pos0;           /* position of row 0; with a tree, the context's length */
+	const tf_tree_shape *sh;        /* a tree's rows, or NULL for consecutive ones */
 	float *a;               /* (n, Hq, D) gated attention output */
 };
 
+/* the cache row of the s-th key row t sees: the context, then (in a tree)
+ * the row's own branch from its root, whose nodes lie at pos0 + node */
+static int64_t key_row(const struct attn_job *j, int64_t t, int64_t s)
+{
+	if (!j->sh || s < j->pos0)
+		return s;
+	return j->pos0 + j->sh->anc[t * j->sh->width + (s - j->pos0)];
+}
+
 /* one (row, head) pair: softmax over the causal prefix in fp32, then the
- * weighted values, summed in position order */
+ * weighted values, summed in position order (a tree node's prefix is its
+ * branch, summed in the order a step along it sums) */
 static void attn_rows(void *ctx, int64_t b, int64_t e)
 {
 	const struct attn_job *j = ctx;
@@ -30,14 +41,14 @@ static void attn_rows(void *ctx, int64_t b, int64_t e)
 	float *p = NULL;
 
 	for (int64_t it = b; it < e; it++) {
-		int64_t t = it / Hq, h = it % Hq, len = j->pos0 + t + 1;
+		int64_t t = it / Hq, h = it % Hq, len = j->pos0 + (j->sh ? j->sh->depth[t] : t) + 1;
 		const float *q = j->qg + (t * Hq + h) * 2 * D, *gate = q + D;
 		float *a = j->a + (t * Hq + h) * D, mx = -INFINITY, sum = 0;
 
 		if (len > maxlen)
 			p = tf_realloc(p, (maxlen = len) * sizeof *p);
 		for (int64_t s = 0; s < len; s++) {
-			p[s] = tf_dot(q, j->kc + (s * Hkv + h / grp) * D, D) * scale;
+			p[s] = tf_dot(q, j->kc + (key_row(j, t, s) * Hkv + h / grp) * D, D) * scale;
 			if (p[s] > mx)
 				mx = p[s];
 		}
@@ -45,7 +56,7 @@ static void attn_rows(void *ctx, int64_t b, int64_t e)
 			sum += p[s] = expf(p[s] - mx);
 		memset(a, 0, D * sizeof *a);
 		for (int64_t s = 0; s < len; s++) {
-			const float *v = j->vc + (s * Hkv + h / grp) * D;
+			const float *v = j->vc + (key_row(j, t, s) * Hkv + h / grp) * D;
 			float w = p[s] / sum;
 			for (int d = 0; d < D; d++)
 				a[d] += w * v[d];
@@ -57,7 +68,7 @@ static void attn_rows(void *ctx, int64_t b, int64_t e)
 	free(p);
 }
 
-void tf_attention(tf_state *st, int layer, const float *u, int64_t n, float *out)
+void tf_attention(tf_state *st, int layer, const float *u, int64_t n, const tf_tree_shape *sh, float *out)
 {
 	const tf_model *m = st->m;
 	const tf_config *c = &m->c;
@@ -74,21 +85,23 @@ void tf_attention(tf_state *st, int layer, const float *u, int64_t n, float *out
 	tf_matmul(&l->v_proj, u, n, v);
 
 	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims
+	// at the row's position (a tree node's: its depth past the context)
 	for (int64_t t = 0; t < n; t++) {
+		int64_t pos = st->pos + (sh ? sh->depth[t] : t);
 		for (int h = 0; h < Hq; h++) {
 			float *q = qg + (t * Hq + h) * 2 * D;
 			tf_rmsnorm(q, q, l->q_norm, 1, D, c->eps);
-			tf_rope(q, c->rot_dim, st->pos + t, c->rope_theta);
+			tf_rope(q, c->rot_dim, pos, c->rope_theta);
 		}
 		for (int h = 0; h < Hkv; h++) {
 			float *kh = k + (t * Hkv + h) * D;
 			tf_rmsnorm(kh, kh, l->k_norm, 1, D, c->eps);
-			tf_rope(kh, c->rot_dim, st->pos + t, c->rope_theta);
+			tf_rope(kh, c->rot_dim, pos, c->rope_theta);
 		}
 	}
 
 	// causal attention over the cache, gated by sigmoid(gate)
-	struct attn_job j = { c, qg, st->k[layer], st->v[layer], st->pos, a };
+	struct attn_job j = { c, qg, st->k[layer], st->v[layer], st->pos, sh, a };
 	tf_parallel(n * Hq, attn_rows, &j);
 
 	// output projection

@@ -13,7 +13,9 @@
 
 #include "state.h"
 
-/* out (n, H) from the normed input u (n, H) of layer `layer` */
-void tf_attention(tf_state *st, int layer, const float *u, int64_t n, float *out);
+/* out (n, H) from the normed input u (n, H) of layer `layer`: n positions
+ * after the state's, or with sh the n nodes of a tree on top of it; the
+ * new keys and values go to cache rows pos to pos + n - 1 either way */
+void tf_attention(tf_state *st, int layer, const float *u, int64_t n, const tf_tree_shape *sh, float *out);
 
 #endif

@@ -20,10 +20,37 @@ struct gdn_job {
 	float *S;               /* (Hv, Dk, Dv) state */
 	float *o;               /* (n, Hv, Dv) */
 	int64_t n;
+	const tf_tree_shape *sh;        /* over_tree: the nodes' shape */
 };
 
-/* the delta rule one token at a time, for value heads [b, e):
- *   S = alpha S;  d = beta (v - S^T k);  S += k d^T;  o = S^T q */
+/* one token of the delta rule on one value head's state S (Dk, Dv):
+ *   S = alpha S;  d = beta (v - S^T k);  S += k d^T;  o = S^T q
+ * with mv (Dv) scratch: the one place steps, windows, tree nodes and the
+ * commit of a kept path all do this arithmetic, so they agree bit for bit */
+static void rule_token(int Dk, int Dv, float *S, const float *q, const float *k, const float *v, float alpha,
+		       float beta, float *o, float *mv)
+{
+	memset(mv, 0, Dv * sizeof *mv);
+	for (int i = 0; i < Dk; i++) {
+		float *Si = S + i * Dv;
+		for (int d = 0; d < Dv; d++) {
+			Si[d] *= alpha;
+			mv[d] += Si[d] * k[i];
+		}
+	}
+	for (int d = 0; d < Dv; d++)
+		mv[d] = beta * (v[d] - mv[d]);
+	memset(o, 0, Dv * sizeof *o);
+	for (int i = 0; i < Dk; i++) {
+		float *Si = S + i * Dv;
+		for (int d = 0; d < Dv; d++) {
+			Si[d] += k[i] * mv[d];
+			o[d] += Si[d] * q[i];
+		}
+	}
+}
+
+/* the delta rule one token at a time, for value heads [b, e) */
 static void recurrent(void *ctx, int64_t b, int64_t e)
 {
 	const struct gdn_job *j = ctx;
@@ -36,29 +63,36 @@ static void recurrent(void *ctx, int64_t b, int64_t e)
 		float *S = j->S + h * Dk * Dv;
 		for (int64_t t = 0; t < j->n; t++) {
 			const float *q = j->qkv + t * C + (h / r) * Dk, *k = q + kd, *v = j->qkv + t * C + 2 * kd + h * Dv;
-			float alpha = expf(j->g[t * Hv + h]), beta = j->beta[t * Hv + h];
-			float *o = j->o + (t * Hv + h) * Dv;
-
-			memset(mv, 0, Dv * sizeof *mv);
-			for (int i = 0; i < Dk; i++) {
-				float *Si = S + i * Dv;
-				for (int d = 0; d < Dv; d++) {
-					Si[d] *= alpha;
-					mv[d] += Si[d] * k[i];
-				}
-			}
-			for (int d = 0; d < Dv; d++)
-				mv[d] = beta * (v[d] - mv[d]);
-			memset(o, 0, Dv * sizeof *o);
-			for (int i = 0; i < Dk; i++) {
-				float *Si = S + i * Dv;
-				for (int d = 0; d < Dv; d++) {
-					Si[d] += k[i] * mv[d];
-					o[d] += Si[d] * q[i];
-				}
-			}
+			rule_token(Dk, Dv, S, q, k, v, expf(j->g[t * Hv + h]), j->beta[t * Hv + h],
+				   j->o + (t * Hv + h) * Dv, mv);
 		}
 	}
+	free(mv);
+}
+
+/* the delta rule over a tree's nodes, for value heads [b, e): each node
+ * from a copy of its parent's state (the context's for a root), parents
+ * first, the sequence's own state left as it was */
+static void over_tree(void *ctx, int64_t b, int64_t e)
+{
+	const struct gdn_job *j = ctx;
+	const tf_config *c = j->c;
+	const tf_tree_shape *sh = j->sh;
+	int Dk = c->lin_k_dim, Dv = c->lin_v_dim, Hv = c->lin_v_heads, r = Hv / c->lin_k_heads;
+	int64_t kd = (int64_t)c->lin_k_heads * Dk, C = 2 * kd + (int64_t)Hv * Dv, hs = (int64_t)Dk * Dv;
+	float *mv = tf_malloc(Dv * sizeof *mv);
+	float *slot = tf_malloc(sh->n * hs * sizeof *slot);     /* (n, Dk, Dv) each node's state of head h */
+
+	for (int64_t h = b; h < e; h++) {
+		for (int64_t x = 0; x < sh->n; x++) {
+			int64_t t = sh->order[x], p = sh->parent[t];
+			const float *q = j->qkv + t * C + (h / r) * Dk, *k = q + kd, *v = j->qkv + t * C + 2 * kd + h * Dv;
+			memcpy(slot + t * hs, p < 0 ? j->S + h * hs : slot + p * hs, hs * sizeof *slot);
+			rule_token(Dk, Dv, slot + t * hs, q, k, v, expf(j->g[t * Hv + h]), j->beta[t * Hv + h],
+				   j->o + (t * Hv + h) * Dv, mv);
+		}
+	}
+	free(slot);
 	free(mv);
 }
 
@@ -160,7 +194,15 @@ static void chunked(void *ctx, int64_t b, int64_t e)
 void tf_gdn_rule(const tf_config *c, const float *qkv, const float *beta, const float *g, float *S, int64_t n,
 		 float *o, int use_chunks)
 {
-	struct gdn_job j = { c, qkv, beta, g, S, o, n };
+	struct gdn_job j = { c, qkv, beta, g, S, o, n, NULL };
 
 	tf_parallel(c->lin_v_heads, use_chunks && n > 1 ? chunked : recurrent, &j);
+}
+
+void tf_gdn_rule_tree(const tf_config *c, const float *qkv, const float *beta, const float *g, const float *S,
+		      const tf_tree_shape *sh, float *o)
+{
+	struct gdn_job j = { c, qkv, beta, g, (float *)S, o, sh->n, sh };
+
+	tf_parallel(c->lin_v_heads, over_tree, &j);
 }

@@ -12,11 +12,17 @@
 #include <stdint.h>
 
 #include "model/config.h"
+#include "model/tree.h"
 
 /* n tokens: qkv (n, conv_dim) after the conv, q and k normalized; beta, g
  * (n, Hv); the state S (Hv, Dk, Dv) updated; o (n, Hv, Dv). chunked: in
  * chunks of 64, the same up to float rounding */
 void tf_gdn_rule(const tf_config *c, const float *qkv, const float *beta, const float *g, float *S, int64_t n,
 		 float *o, int chunked);
+/* the same, token by token, over the n nodes of a tree (qkv, beta, g and o
+ * by node): each node runs from its parent's state, a root from S, which
+ * stays as it was */
+void tf_gdn_rule_tree(const tf_config *c, const float *qkv, const float *beta, const float *g, const float *S,
+		      const tf_tree_shape *sh, float *o);
 
 #endif

@@ -30,6 +30,30 @@ static void causal_conv(const float *w, float *state, const float *m, int64_t n,
 	free(ext);
 }
 
+/* the same conv over a tree's nodes: each node's K taps are its own input,
+ * its parent's, ... back to its root, then the state's newest rows, summed
+ * oldest first as a step sums them; the state stays as it was */
+static void tree_conv(const float *w, const float *state, const float *m, const tf_tree_shape *sh, int64_t C,
+		      int K, float *c)
+{
+	const float **tap = tf_malloc(K * sizeof *tap);         /* (K) the rows a node's taps read, oldest first */
+
+	for (int64_t t = 0; t < sh->n; t++) {
+		int k = K - 1;
+		for (int64_t x = t; k >= 0 && x >= 0; x = sh->parent[x])
+			tap[k--] = m + x * C;
+		for (int r = K - 2; k >= 0; k--, r--)
+			tap[k] = state + r * C;
+		for (int64_t ch = 0; ch < C; ch++) {
+			float s = 0;
+			for (k = 0; k < K; k++)
+				s += w[ch * K + k] * tap[k][ch];
+			c[t * C + ch] = tf_silu(s);
+		}
+	}
+	free(tap);
+}
+
 /* x / sqrt(sum x^2 + 1e-6) * scale, the kernel's L2 norm of q and k */
 static void l2norm(float *x, int d, float scale)
 {
@@ -39,7 +63,8 @@ static void l2norm(float *x, int d, float scale)
 		x[i] *= inv;
 }
 
-void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, float *out, int use_chunks)
+void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, const tf_tree_shape *sh, float *out,
+		 int use_chunks)
 {
 	const tf_model *m = st->m;
 	const tf_config *c = &m->c;
@@ -59,8 +84,14 @@ void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, float *out,
 	tf_matmul(&l->in_b, u, n, beta);
 	tf_matmul(&l->in_a, u, n, g);
 
-	// causal conv with SiLU over q, k and v channels
-	causal_conv(l->conv, st->conv[layer], mq, n, C, c->conv_k, qkv);
+	// causal conv with SiLU over q, k and v channels (a tree's nodes along
+	// their branches, their inputs kept for the commit)
+	if (sh) {
+		tree_conv(l->conv, st->conv[layer], mq, sh, C, c->conv_k, qkv);
+		memcpy(st->tree.mq[layer], mq, n * C * sizeof *mq);
+	} else {
+		causal_conv(l->conv, st->conv[layer], mq, n, C, c->conv_k, qkv);
+	}
 
 	// L2-normalized q (scaled by 1/sqrt(Dk)) and k, per key head
 	for (int64_t t = 0; t < n; t++)
@@ -76,8 +107,16 @@ void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, float *out,
 			g[t * Hv + h] = -expf(l->A_log[h]) * tf_softplus(g[t * Hv + h] + l->dt_bias[h]);
 		}
 
-	// the delta rule per value head
-	tf_gdn_rule(c, qkv, beta, g, st->S[layer], n, o, use_chunks);
+	// the delta rule per value head (a tree's nodes each from its parent's
+	// state, what the commit replays kept)
+	if (sh) {
+		tf_gdn_rule_tree(c, qkv, beta, g, st->S[layer], sh, o);
+		memcpy(st->tree.qkv[layer], qkv, n * C * sizeof *qkv);
+		memcpy(st->tree.beta[layer], beta, n * Hv * sizeof *beta);
+		memcpy(st->tree.g[layer], g, n * Hv * sizeof *g);
+	} else {
+		tf_gdn_rule(c, qkv, beta, g, st->S[layer], n, o, use_chunks);
+	}
 
 	// gated RMSNorm: norm(o) * w * silu(z), per value head
 	for (int64_t t = 0; t < n; t++)

@@ -13,8 +13,11 @@
 
 #include "state.h"
 
-/* out (n, H) from the normed input u (n, H) of layer `layer`; chunked: the
- * delta rule in chunks of 64 */
-void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, float *out, int chunked);
+/* out (n, H) from the normed input u (n, H) of layer `layer`: n positions
+ * after the state's, which they extend (chunked: the delta rule in chunks
+ * of 64), or with sh the n nodes of a tree on top of it, which leave the
+ * state as it was and what a commit needs in st->tree */
+void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, const tf_tree_shape *sh, float *out,
+		 int chunked);
 
 #endif

@@ -29,26 +29,17 @@ static void mlp(const tf_layer *l, const float *u, int64_t n, float *out)
 
 #define HEAD_BLOCK 64
 
-int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx,
-		    const tf_pass_progress *pr)
+/* the decoder stack over x (n, H), the embedded rows: n positions after the
+ * state's, or the nodes of the tree st->tree holds (sh); x becomes the
+ * last layer's residual stream */
+static void stack(tf_state *st, float *x, int64_t n, const tf_tree_shape *sh, int flags,
+		  const tf_pass_progress *pr)
 {
 	const tf_model *m = st->m;
 	const tf_config *c = &m->c;
 	int64_t H = c->hidden;
-	float *x, *u, *mix;
-
-	if (n <= 0)
-		return 0;
-	if (tf_config_check_ids(c, ids, n) < 0)
-		return -1;
-	tf_state_reserve(st, n);
-	x = tf_malloc(n * H * sizeof *x);       /* (n, H) residual stream */
-	u = tf_malloc(n * H * sizeof *u);       /* (n, H) normed input of a block */
-	mix = tf_malloc(n * H * sizeof *mix);   /* (n, H) output of a block */
-
-	// embedding rows, no scaling
-	for (int64_t t = 0; t < n; t++)
-		tf_embed(&m->embed, ids[t], x + t * H);
+	float *u = tf_malloc(n * H * sizeof *u);       /* (n, H) normed input of a block */
+	float *mix = tf_malloc(n * H * sizeof *mix);   /* (n, H) output of a block */
 
 	for (int i = 0; i < c->layers; i++) {
 		const tf_layer *l = &m->layer[i];
@@ -56,9 +47,9 @@ int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_l
 		// token mixer on the normed stream, residual add
 		tf_rmsnorm(u, x, l->in_norm, n, H, c->eps);
 		if (l->full)
-			tf_attention(st, i, u, n, mix);
+			tf_attention(st, i, u, n, sh, mix);
 		else
-			tf_deltanet(st, i, u, n, mix, flags & TF_FWD_CHUNKED);
+			tf_deltanet(st, i, u, n, sh, mix, flags & TF_FWD_CHUNKED);
 		tf_add(x, mix, n * H);
 
 		// feed-forward on the normed stream, residual add
@@ -68,24 +59,81 @@ int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_l
 		if (pr && pr->fn)
 			pr->fn(pr->ctx, i + 1, c->layers);
 	}
-	st->pos += n;
-
-	// final norm and the head, a block of rows at a time
-	int rc = 0;
-	if (fn) {
-		int64_t first = flags & TF_FWD_LAST ? n - 1 : 0, V = c->vocab;
-		float *logits = tf_malloc((n - first < HEAD_BLOCK ? n - first : HEAD_BLOCK) * V * sizeof *logits);
-		tf_rmsnorm(u, x + first * H, m->norm, n - first, H, c->eps);
-		for (int64_t r = first; r < n && !rc; r += HEAD_BLOCK) {
-			int64_t rows = n - r < HEAD_BLOCK ? n - r : HEAD_BLOCK;
-			tf_matmul(&m->head, u + (r - first) * H, rows, logits);
-			rc = fn(ctx, r, rows, logits);
-		}
-		free(logits);
-	}
-	free(x);
 	free(u);
 	free(mix);
+}
+
+/* final norm and the head over rows [first, n) of x (n, H), a block of rows
+ * at a time to fn */
+static int head(const tf_model *m, const float *x, int64_t first, int64_t n, tf_logits_fn fn, void *ctx)
+{
+	const tf_config *c = &m->c;
+	int64_t H = c->hidden, V = c->vocab;
+	float *u = tf_malloc((n - first) * H * sizeof *u);     /* (n - first, H) */
+	float *logits = tf_malloc((n - first < HEAD_BLOCK ? n - first : HEAD_BLOCK) * V * sizeof *logits);
+	int rc = 0;
+
+	tf_rmsnorm(u, x + first * H, m->norm, n - first, H, c->eps);
+	for (int64_t r = first; r < n && !rc; r += HEAD_BLOCK) {
+		int64_t rows = n - r < HEAD_BLOCK ? n - r : HEAD_BLOCK;
+		tf_matmul(&m->head, u + (r - first) * H, rows, logits);
+		rc = fn(ctx, r, rows, logits);
+	}
+	free(logits);
+	free(u);
+	return rc;
+}
+
+/* x (n, H): embedding rows, no scaling */
+static float *embed(const tf_model *m, const int32_t *ids, int64_t n)
+{
+	int64_t H = m->c.hidden;
+	float *x = tf_malloc(n * H * sizeof *x);
+
+	for (int64_t t = 0; t < n; t++)
+		tf_embed(&m->embed, ids[t], x + t * H);
+	return x;
+}
+
+int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx,
+		    const tf_pass_progress *pr)
+{
+	float *x;               /* (n, H) residual stream */
+	int rc = 0;
+
+	if (n <= 0)
+		return 0;
+	if (tf_config_check_ids(&st->m->c, ids, n) < 0)
+		return -1;
+	tf_state_rollback(st);
+	tf_state_reserve(st, n);
+	x = embed(st->m, ids, n);
+	stack(st, x, n, NULL, flags, pr);
+	st->pos += n;
+	if (fn)
+		rc = head(st->m, x, flags & TF_FWD_LAST ? n - 1 : 0, n, fn, ctx);
+	free(x);
+	return rc;
+}
+
+int tf_forward_tree(tf_state *st, const tf_tree *t, tf_logits_fn fn, void *ctx)
+{
+	tf_tree_shape sh;
+	float *x;               /* (n, H) residual stream of the nodes */
+	int rc = 0;
+
+	if (tf_tree_shape_of(t, &sh) < 0)
+		return -1;
+	if (tf_config_check_ids(&st->m->c, t->id, t->n) < 0) {
+		tf_tree_shape_free(&sh);
+		return -1;
+	}
+	tf_state_tree_begin(st, &sh);
+	x = embed(st->m, t->id, t->n);
+	stack(st, x, t->n, &st->tree.sh, 0, NULL);
+	if (fn)
+		rc = head(st->m, x, 0, t->n, fn, ctx);
+	free(x);
 	return rc;
 }
 

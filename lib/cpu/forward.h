@@ -2,7 +2,8 @@
  * forward.h: the CPU forward pass of a Qwen3.5 text model.
  *
  * tf_forward() runs n new tokens of one sequence through the model, reading
- * and extending its state, and writes logits. Each row's arithmetic is the
+ * and extending its state, and writes logits; tf_forward_tree() runs a
+ * token tree (model/tree.h) on top of it. Each row's arithmetic is the
  * same whether the n tokens come one per call or all together, so a window
  * of positions is bit-identical to stepping through them; only TF_FWD_CHUNKED
  * (the chunked delta rule for prompts) sums in another order.
@@ -11,6 +12,7 @@
 #define TF_FORWARD_H
 
 #include "model/pass.h"
+#include "model/tree.h"
 #include "state.h"
 
 /* ids (n) in [0, V); logits (n, V), or (1, V) with TF_FWD_LAST, or NULL */
@@ -20,5 +22,11 @@ int tf_forward(tf_state *st, const int32_t *ids, int64_t n, float *logits, int f
  * each layer, with pr (or NULL) */
 int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx,
 		    const tf_pass_progress *pr);
+
+/* the nodes of tree t on top of the state in one pass, their logits (n, V)
+ * to fn in node order: each node's row bit-identical to a step along its
+ * branch from the root. The state stays as it was; tf_state_commit keeps a
+ * path of it, tf_state_rollback (or the next pass) drops it. */
+int tf_forward_tree(tf_state *st, const tf_tree *t, tf_logits_fn fn, void *ctx);
 
 #endif

@@ -43,6 +43,7 @@ void tf_state_reset(tf_state *st)
 	const tf_model *m = st->m;
 
 	st->pos = 0;
+	tf_state_rollback(st);
 	for (int i = 0; i < m->c.layers; i++)
 		if (!m->c.full[i]) {
 			memset(st->conv[i], 0, conv_size(m) * sizeof(float));
@@ -72,6 +73,7 @@ void tf_state_copy(tf_state *dst, const tf_state *src)
 	const tf_model *m = src->m;
 
 	dst->pos = 0;
+	tf_state_rollback(dst);
 	tf_state_reserve(dst, src->pos);
 	dst->pos = src->pos;
 	for (int i = 0; i < m->c.layers; i++) {
@@ -89,7 +91,14 @@ void tf_state_free(tf_state *st)
 {
 	if (!st)
 		return;
+	tf_state_rollback(st);
 	for (int i = 0; i < st->m->c.layers; i++) {
+		if (st->tree.mq) {
+			free(st->tree.mq[i]);
+			free(st->tree.qkv[i]);
+			free(st->tree.beta[i]);
+			free(st->tree.g[i]);
+		}
 		free(st->k[i]);
 		free(st->v[i]);
 		free(st->conv[i]);
@@ -99,5 +108,9 @@ void tf_state_free(tf_state *st)
 	free(st->v);
 	free(st->conv);
 	free(st->S);
+	free(st->tree.mq);
+	free(st->tree.qkv);
+	free(st->tree.beta);
+	free(st->tree.g);
 	free(st);
 }

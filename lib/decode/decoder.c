@@ -153,3 +153,26 @@ int tf_decoder_generate(tf_decoder *d, int32_t id, tf_sampler *s, int n, int sto
 	d->pos += *got;
 	return rc;
 }
+
+int tf_decoder_tree(tf_decoder *d, const tf_tree *t, tf_logits_fn fn, void *ctx)
+{
+	if (d->gpu)
+		return tf_err("token trees are run on the CPU only so far (--device cpu)");
+	return tf_forward_tree(d->cpu, t, fn, ctx);
+}
+
+int tf_decoder_commit(tf_decoder *d, const int32_t *path, int64_t len)
+{
+	if (d->gpu)
+		return tf_err("token trees are run on the CPU only so far (--device cpu)");
+	if (tf_state_commit(d->cpu, path, len) < 0)
+		return -1;
+	d->pos = d->cpu->pos;
+	return 0;
+}
+
+void tf_decoder_rollback(tf_decoder *d)
+{
+	if (d->cpu)
+		tf_state_rollback(d->cpu);
+}

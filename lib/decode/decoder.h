@@ -19,6 +19,7 @@
 
 #include "model/model.h"
 #include "model/pass.h"
+#include "model/tree.h"
 #include "sample.h"
 
 typedef struct tf_decoder tf_decoder;
@@ -66,5 +67,17 @@ int tf_decoder_forward_each(tf_decoder *d, const int32_t *ids, int64_t n, int fl
  */
 int tf_decoder_generate(tf_decoder *d, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each, void *ctx,
 			int32_t *out, int *got);
+
+/*
+ * A token tree (model/tree.h) on top of the sequence in one pass, the
+ * logits (n, V) of its nodes to fn in node order, each node's row the one
+ * a step along its branch would give. The sequence keeps its positions
+ * until tf_decoder_commit keeps a path of the tree (a chain from a root
+ * down; as if its ids had been stepped through); tf_decoder_rollback, the
+ * next pass of any kind or a reset drop the tree.
+ */
+int tf_decoder_tree(tf_decoder *d, const tf_tree *t, tf_logits_fn fn, void *ctx);
+int tf_decoder_commit(tf_decoder *d, const int32_t *path, int64_t len);
+void tf_decoder_rollback(tf_decoder *d);
 
 #endif
