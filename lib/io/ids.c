@@ -125,9 +125,7 @@ static int blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* the ids of line p[0..len) into s: 0, 1 for a comment line (a comment
- * before any id), -1 on bad input */
-static int parse_line(tf_ids_reader *r, const char *p, size_t len, tf_seq *s, long vocab)
+int tf_ids_parse(const char *name, long line, const char *p, size_t len, tf_seq *s, long vocab)
 {
 	tf_ids_lex x;
 	char word[41];
@@ -145,7 +143,7 @@ static int parse_line(tf_ids_reader *r, const char *p, size_t len, tf_seq *s, lo
 				b--;
 			while (e < len && !blank(p[e]))
 				e++;
-			return tf_err("'%s' line %ld: '%s' is not a token id", r->name, r->line,
+			return tf_err("'%s' line %ld: '%s' is not a token id", name, line,
 				      shown(p + b, e - b, word));
 		}
 		if (!(got & TF_IDS_ID))
@@ -153,7 +151,7 @@ static int parse_line(tf_ids_reader *r, const char *p, size_t len, tf_seq *s, lo
 		if (id > INT32_MAX || (vocab && id >= vocab)) {
 			while (b > 0 && isdigit((unsigned char)p[b - 1]))
 				b--;
-			return tf_err("'%s' line %ld: id %s is out of range (vocab_size %ld)", r->name, r->line,
+			return tf_err("'%s' line %ld: id %s is out of range (vocab_size %ld)", name, line,
 				      shown(p + b, e - b, word), vocab);
 		}
 		tf_seq_push(s, (int32_t)id);
@@ -182,7 +180,7 @@ int tf_ids_next(tf_ids_reader *r, tf_seq *s, long vocab)
 		r->line++;
 		if (memchr(r->buf, 0, len))
 			return tf_err("'%s' line %ld: NUL byte in text ids", r->name, r->line);
-		int rc = parse_line(r, r->buf, len, s, vocab);
+		int rc = tf_ids_parse(r->name, r->line, r->buf, len, s, vocab);
 		if (rc < 0)
 			return -1;
 		/* a blank line is a sequence of no ids, so that whatever answers

@@ -57,6 +57,9 @@ void tf_ids_open(tf_ids_reader *r, FILE *f, const char *name);
  * 0; returns 1 when read, 0 at end of input, -1 on error */
 int tf_ids_next(tf_ids_reader *r, tf_seq *s, long vocab);
 void tf_ids_close(tf_ids_reader *r);
+/* the ids of text line p[0..len) (line `line` of `name`, for messages)
+ * into s: 0, 1 for a line that is only a comment, -1 on bad input */
+int tf_ids_parse(const char *name, long line, const char *p, size_t len, tf_seq *s, long vocab);
 void tf_seq_push(tf_seq *s, int32_t id);
 void tf_seq_free(tf_seq *s);
 /* reads a whole file of sequences; returns the count or -1 */

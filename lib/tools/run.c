@@ -22,7 +22,7 @@ static int by_logit_desc(const void *a, const void *b, void *ctx)
 	return x - y;
 }
 
-static int write_text(FILE *f, const float *row, int64_t V, int k, int64_t pos)
+int tf_write_top(FILE *f, const float *row, int64_t V, int k, int64_t pos)
 {
 	int *idx = tf_malloc(V * sizeof *idx);
 
@@ -44,7 +44,7 @@ static int emit(void *ctx, int64_t row0, int64_t rows, const float *logits)
 
 	if (s->o->out == TF_OUT_TEXT) {
 		for (int64_t r = 0; r < rows; r++)
-			write_text(f, logits + r * s->V, s->V, s->o->text_k, s->pos0 + row0 + r);
+			tf_write_top(f, logits + r * s->V, s->V, s->o->text_k, s->pos0 + row0 + r);
 	} else if (fwrite(logits, sizeof *logits, rows * s->V, f) != (size_t)(rows * s->V)) {
 		return tf_err("write error:");
 	}

@@ -26,6 +26,10 @@ typedef struct {
 	FILE *f;
 } tf_run_opts;
 
+/* one text line of a row of logits (V): "LABEL: id logit id logit ..." for
+ * its k largest, the smaller id first among equals */
+int tf_write_top(FILE *f, const float *row, int64_t V, int k, int64_t label);
+
 /* runs sequence number `index` from an empty state; -1 with a message */
 int tf_run_seq(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *o);
 
