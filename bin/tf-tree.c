@@ -10,6 +10,7 @@
 #include "base/err.h"
 #include "base/pool.h"
 #include "decode/decoder.h"
+#include "gpu/gpu.h"
 #include "io/out.h"
 #include "io/trees.h"
 #include "model/model.h"
@@ -33,7 +34,8 @@ static const char usage_text[] =
 	"                       node indices (0,1,3), or best: the longest path whose\n"
 	"                       every id is the argmax of the logits before it\n"
 	"  -t, --threads N      CPU threads (default: TF_THREADS or all CPUs)\n"
-	"      --device DEV     cpu (trees run on the CPU only so far), or auto\n"
+	"      --device DEV     cpu, cuda or auto: the GPU when there is one (trees of\n"
+	"                       at most 16 nodes there; default: TF_DEVICE or auto)\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
 
@@ -80,8 +82,9 @@ static void parse_commit(const char *arg, tf_tree_opts *o)
 
 /* every item, checked before anything runs, so that bad input writes
  * nothing: the trees' shapes, and a --commit path against each tree */
-static tf_item *read_all(FILE *in, const char *name, long vocab, const tf_tree_opts *o, size_t *n)
+static tf_item *read_all(FILE *in, const char *name, const tf_model *m, const tf_tree_opts *o, size_t *n)
 {
+	long vocab = m->c.vocab;
 	tf_items_reader rd;
 	tf_item *v = NULL;
 	size_t cap = 0;
@@ -95,6 +98,10 @@ static tf_item *read_all(FILE *in, const char *name, long vocab, const tf_tree_o
 		memset(&v[*n], 0, sizeof v[*n]);
 		if ((rc = tf_items_next(&rd, &v[*n], vocab)) <= 0)
 			break;
+		if (v[*n].kind == TF_ITEM_TREE && m->gpu && v[*n].id.n > TF_GPU_TREE_MAX)
+			tf_die("'%s' %s %ld: a tree of %zu nodes on the GPU (1 to %d there: its products are one "
+			       "decode window's; --device cpu takes up to %d)", name, rd.binary ? "record" : "line",
+			       v[*n].where, v[*n].id.n, TF_GPU_TREE_MAX, TF_TREE_MAX);
 		if (v[*n].kind == TF_ITEM_TREE && o->keep == TF_KEEP_PATH) {
 			const tf_item *it = &v[*n];
 			tf_tree t = { (int64_t)it->id.n, it->id.ids, it->parent.ids };
@@ -148,25 +155,26 @@ int main(int argc, char **argv)
 		input = argv[optind + 1];
 	if (!device || !*device)
 		device = "auto";
-	if (!strcmp(device, "cuda"))
-		tf_die("token trees run on the CPU only so far: --device cpu or auto");
-	if (strcmp(device, "cpu") && strcmp(device, "auto"))
-		tf_usage_die("--device must be cpu or auto, not '%s'", device);
+	if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "auto"))
+		tf_usage_die("--device must be cpu, cuda or auto, not '%s'", device);
 
 	tf_pool_init(threads);
 	m = tf_model_open(argv[optind]);
 	if (!m)
 		tf_die_err();
+	// the weights go to the GPU once; auto falls back to the CPU without one
+	if (tf_decoder_attach(m, device) < 0)
+		tf_die_err();
 	in = strcmp(input, "-") ? fopen(input, "rb") : stdin;
 	if (!in)
 		tf_die("cannot open '%s':", input);
-	items = read_all(in, strcmp(input, "-") ? input : "<stdin>", m->c.vocab, &o, &n);
+	items = read_all(in, strcmp(input, "-") ? input : "<stdin>", m, &o, &n);
 	if (in != stdin)
 		fclose(in);
 	if (tf_out_open(&out, output, !o.text_k, force) < 0)
 		tf_die_err();
 	o.f = out.f;
-	if (tf_decoder_attach(m, "cpu") < 0 || !(d = tf_decoder_new(m)))
+	if (!(d = tf_decoder_new(m)))
 		tf_die_err();
 	tf_tree_run_init(&r, d, &o);
 	for (size_t i = 0; i < n; i++) {

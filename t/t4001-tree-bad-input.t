@@ -37,7 +37,9 @@ test_expect 'a chain of 1024 nodes runs' "tf-tree --text 1 $M max.txt >max.out &
 tf-run --last $M $M/prompt.ids >logits.rec
 test_error 'a logits record as input' tf-tree "record 1 is a logits record" tf-tree $M logits.rec
 printf '1 2\n5:-1\n' >ok.txt
-test_error '--device cuda is refused' tf-tree "token trees run on the CPU only" tf-tree --device cuda $M ok.txt
+test_expect '--device tpu is a usage error' "
+	tf-tree --device tpu $M ok.txt 2>err; test \$? = 2 && grep -q 'device must be cpu, cuda or auto' err
+"
 for p in 0,x 0, -1 ,0; do
 	test_expect "--commit '$p' is a usage error" "
 		tf-tree --commit '$p' $M ok.txt 2>err; test \$? = 2 && grep -q 'commit takes best or node indices' err

@@ -101,6 +101,7 @@ int tf_decoder_forward_each(tf_decoder *d, const int32_t *ids, int64_t n, int fl
 	if (n <= 0)
 		return 0;
 	if (d->gpu) {
+		tf_gpu_tree_drop(d->gpu);       /* its rows past pos are overwritten */
 		if (tf_gpu_forward_each(d->gpu, d->pos, ids, n, flags, fn, ctx, pr) < 0)
 			return -1;
 		d->pos += n;
@@ -149,6 +150,7 @@ int tf_decoder_generate(tf_decoder *d, int32_t id, tf_sampler *s, int n, int sto
 		return tf_err("%d decode steps in one loop (1 to %d)", n, TF_STEPS_MAX);
 	if (!d->gpu || tf_env_off("TF_CUDA_DRAW"))
 		return host_steps(d, id, s, n, stop, each, ctx, out, got);
+	tf_gpu_tree_drop(d->gpu);
 	int rc = tf_gpu_steps_draw(d->gpu, d->pos, id, s, n, stop, each, ctx, out, got);
 	d->pos += *got;
 	return rc;
@@ -157,14 +159,18 @@ int tf_decoder_generate(tf_decoder *d, int32_t id, tf_sampler *s, int n, int sto
 int tf_decoder_tree(tf_decoder *d, const tf_tree *t, tf_logits_fn fn, void *ctx)
 {
 	if (d->gpu)
-		return tf_err("token trees are run on the CPU only so far (--device cpu)");
+		return tf_gpu_tree(d->gpu, d->pos, t, fn, ctx);
 	return tf_forward_tree(d->cpu, t, fn, ctx);
 }
 
 int tf_decoder_commit(tf_decoder *d, const int32_t *path, int64_t len)
 {
-	if (d->gpu)
-		return tf_err("token trees are run on the CPU only so far (--device cpu)");
+	if (d->gpu) {
+		if (tf_gpu_tree_commit(d->gpu, path, len) < 0)
+			return -1;
+		d->pos += len;
+		return 0;
+	}
 	if (tf_state_commit(d->cpu, path, len) < 0)
 		return -1;
 	d->pos = d->cpu->pos;
@@ -173,6 +179,8 @@ int tf_decoder_commit(tf_decoder *d, const int32_t *path, int64_t len)
 
 void tf_decoder_rollback(tf_decoder *d)
 {
-	if (d->cpu)
+	if (d->gpu)
+		tf_gpu_tree_drop(d->gpu);
+	else
 		tf_state_rollback(d->cpu);
 }

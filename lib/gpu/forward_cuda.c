@@ -49,7 +49,7 @@ int tf_gpu_gemv_sweep(tf_gpu_seq *g, int rows, int reps, double *ms, uint64_t *b
 /* y (n, rows) [+]= x (n, cols) W^T, row i of y at y + i * ldy: the
  * row-independent decode kernel, or a cuBLASLt GEMM for prompt passes of
  * more than a window of rows */
-static int product(const tf_weight *w, const uint16_t *x, int n, float *y, int64_t ldy, int acc, int prompt)
+int gpu_product(const tf_weight *w, const uint16_t *x, int n, float *y, int64_t ldy, int acc, int prompt)
 {
 	if (prompt && n > GPU_WINDOW)
 		return tf_cuda_gemm_ld(w, x, n, y, ldy, acc);
@@ -65,7 +65,7 @@ static int fused(const tf_gpu_fused *f, const uint16_t *x, int n, float *y, int 
 	int64_t off = 0;
 
 	for (int k = 0; k < f->n; k++) {
-		TRY(product(&f->w[k], x, n, y + off, f->rows, 0, prompt));
+		TRY(gpu_product(&f->w[k], x, n, y + off, f->rows, 0, prompt));
 		off += f->w[k].rows;
 	}
 	return 0;
@@ -97,7 +97,7 @@ static int fused_q16(const tf_gpu_fused *f, const tf_q16_in *in, int n, float *y
 /* y (n, f->rows) = RMSNorm(g->x) W^T (norm factors w): in one launch for a
  * decode window where the int16 kernel takes f, else the norm to the split
  * input, then the product */
-static int normed(tf_gpu_seq *g, const float *w, const tf_gpu_fused *f, int n, float *y, int prompt)
+int gpu_normed(tf_gpu_seq *g, const float *w, const tf_gpu_fused *f, int n, float *y, int prompt)
 {
 	const tf_config *c = &g->m->c;
 
@@ -121,7 +121,7 @@ static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 
 	// projections of the normed stream: query and gate interleaved per
 	// head, keys, values (one fused product)
-	TRY(normed(g, l->in_norm, &l->qkv, n, g->proj, prompt));
+	TRY(gpu_normed(g, l->in_norm, &l->qkv, n, g->proj, prompt));
 	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims;
 	// keys and values into the cache at rows pos .. pos + n - 1
 	if (!prompt) {
@@ -135,15 +135,75 @@ static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 	// causal attention over the cache, gated by sigmoid(gate)
 	TRY(tf_cuda_attention(q, T, g->k[i], g->v[i], g->pos, n, Hq, Hkv, D, g->x16, &g->attn));
 	// output projection, added into the residual stream
-	return product(&l->o_proj, g->x16, n, g->x, c->hidden, 1, prompt);
+	return gpu_product(&l->o_proj, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
 /* whether a decode window's Gated DeltaNet makes the output projection's
  * input as int16 codes (a TF_Q16_HSPLIT input) rather than the product
  * norming f32 rows (TF_Q16_GNORM) in each of its blocks */
-static int gnorm16(const tf_weight *w, int d, int64_t cols)
+int gpu_gnorm16(const tf_weight *w, int d, int64_t cols)
 {
 	return tf_cuda_gemv_q16_takes(w) && tf_cuda_gemv_q16_hsplit_takes(d, cols);
+}
+
+/* The conv, gates, q and k norms and the delta rule of n decode rows of
+ * fused projections mq (stride in.rows) on the states S and cs of layer i,
+ * their outputs o (n, Hv*Dv); with split (when gnorm16) also the output
+ * projection's TF_Q16_HSPLIT input and its sums of squares sq. Returns 0
+ * when that one launch did it all, 1 when the separate kernels did and o
+ * alone was made (the shapes gdn_win does not take). The b and a parts of
+ * mq are overwritten then. */
+int gpu_gdn_core(tf_gpu_seq *g, int i, float *mq, int n, float *S, float *cs, float *o, uint16_t *split, float *sq)
+{
+	const tf_model *m = g->m;
+	const tf_config *c = &m->c;
+	const tf_gpu_layer *l = &m->gpu->layer[i];
+	int Hk = c->lin_k_heads, Hv = c->lin_v_heads, Dk = c->lin_k_dim, Dv = c->lin_v_dim, C = m->conv_dim;
+	int64_t T = l->in.rows;
+	float *b = mq + C + (int64_t)Hv * Dv;   /* (n, Hv) beta logits (then beta, but for tf_cuda_gdn_win) */
+	float *a = b + Hv;                      /* (n, Hv) decay logits (then g, likewise) */
+
+	// one launch where the shapes allow (the same bits as the kernels below)
+	int win = tf_cuda_gdn_win(mq, T, n, l->conv, cs, c->conv_k, l->A_log, l->dt_bias, S, Hk, Hv, Dk, Dv, o,
+				  g->gdn_count, l->gnorm, split, sq);
+	if (win <= 0)
+		return win;
+	// causal conv with SiLU over q, k and v channels (updates the conv state);
+	// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias)
+	int one = tf_cuda_gdn_in(l->conv, cs, mq, T, n, C, c->conv_k, g->qkv, b, a, T, l->A_log, l->dt_bias, Hk, Hv, Dk);
+	if (one < 0)
+		return -1;
+	if (one) {
+		TRY(tf_cuda_conv(l->conv, cs, mq, T, n, C, c->conv_k, g->qkv));
+		TRY(tf_cuda_gdn_prep(g->qkv, b, a, T, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
+	}
+	// the delta rule token by token (updates the recurrent state): a decode
+	// window's rows must not depend on the window size
+	TRY(tf_cuda_gdn_step(g->qkv, b, a, T, S, n, Hk, Hv, Dk, Dv, o));
+	return 1;
+}
+
+/* the gated RMSNorm of a decode window's o, norm(o) * w * silu(z) per value
+ * head, and the output projection of it added into the residual stream:
+ * from gpu_gdn_core's split input where it made one (win 0, g16) */
+int gpu_gdn_tail(tf_gpu_seq *g, int i, int n, int win, int g16)
+{
+	const tf_config *c = &g->m->c;
+	const tf_gpu_layer *l = &g->m->gpu->layer[i];
+	int Hv = c->lin_v_heads, Dv = c->lin_v_dim;
+	const float *z = g->proj + g->m->conv_dim;      /* (n, Hv, Dv) output gate, token stride in.rows */
+
+	if (!win && g16) {
+		tf_q16_in in = { .kind = TF_Q16_HSPLIT, .split = g->x16, .sq = g->osq, .d = Dv, .eps = c->eps };
+		return tf_cuda_gemv_q16(&l->out_proj, &in, n, g->x, c->hidden, TF_Q16_ACC);
+	}
+	if (tf_cuda_gemv_q16_takes(&l->out_proj) && tf_cuda_gemv_q16_gnorm_takes(Dv, (int64_t)Hv * Dv)) {
+		tf_q16_in in = { .kind = TF_Q16_GNORM, .x = g->o, .ldx = (int64_t)Hv * Dv, .w = l->gnorm, .eps = c->eps,
+				.z = z, .ldz = l->in.rows, .d = Dv };
+		return tf_cuda_gemv_q16(&l->out_proj, &in, n, g->x, c->hidden, TF_Q16_ACC);
+	}
+	TRY(tf_cuda_gated_norm(g->o, z, l->in.rows, l->gnorm, n, Hv, Dv, c->eps, g->x16));
+	return gpu_product(&l->out_proj, g->x16, n, g->x, c->hidden, 1, 0);
 }
 
 /* Gated DeltaNet; adds its output projection into the stream g->x */
@@ -156,56 +216,31 @@ static int deltanet(tf_gpu_seq *g, int i, int n, int prompt)
 	int64_t T = l->in.rows;
 	float *mq = g->proj;                    /* (n, conv_dim) before the conv, token stride T */
 	float *z = mq + C;                      /* (n, Hv, Dv) output gate */
-	float *b = z + (int64_t)Hv * Dv;        /* (n, Hv) beta logits (then beta, but for tf_cuda_gdn_win) */
-	float *a = b + Hv;                      /* (n, Hv) decay logits (then g, likewise) */
+	float *b = z + (int64_t)Hv * Dv;        /* (n, Hv) beta logits, then beta */
+	float *a = b + Hv;                      /* (n, Hv) decay logits, then g */
 
 	// projections of the normed stream: in_proj_qkv, z, b, a (one fused product)
-	TRY(normed(g, l->in_norm, &l->in, n, g->proj, prompt));
-	// a decode window: the conv, gates, q and k norms and the delta rule
-	// below in one launch where the shapes allow (the same bits), and with
+	TRY(gpu_normed(g, l->in_norm, &l->in, n, g->proj, prompt));
+	// a decode window: the conv, gates, norms and the delta rule, and with
 	// them the output projection's input as int16 codes of each head
 	// before its norm, where that product takes it (gnorm16)
-	const int g16 = !prompt && gnorm16(&l->out_proj, Dv, (int64_t)Hv * Dv);
-	int win = !prompt ? tf_cuda_gdn_win(mq, T, n, l->conv, g->conv[i], c->conv_k, l->A_log, l->dt_bias, g->S[i],
-					    Hk, Hv, Dk, Dv, g->o, g->gdn_count, l->gnorm, g16 ? g->x16 : NULL, g->osq)
-			  : 1;
-	if (win < 0)
-		return -1;
-	if (!win && g16) {
-		tf_q16_in in = { .kind = TF_Q16_HSPLIT, .split = g->x16, .sq = g->osq, .d = Dv, .eps = c->eps };
-		return tf_cuda_gemv_q16(&l->out_proj, &in, n, g->x, c->hidden, TF_Q16_ACC);
-	}
-	if (win) {
-		// causal conv with SiLU over q, k and v channels (updates the conv state);
-		// L2-normalized q and k; beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias):
-		// one launch for a decode window where the shapes allow
-		int one = !prompt ? tf_cuda_gdn_in(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv, b, a, T,
-						   l->A_log, l->dt_bias, Hk, Hv, Dk)
-				  : 1;
-		if (one < 0)
+	if (!prompt) {
+		const int g16 = gpu_gnorm16(&l->out_proj, Dv, (int64_t)Hv * Dv);
+		int win = gpu_gdn_core(g, i, mq, n, g->S[i], g->conv[i], g->o, g16 ? g->x16 : NULL, g->osq);
+		if (win < 0)
 			return -1;
-		if (one) {
-			TRY(tf_cuda_conv(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv));
-			TRY(tf_cuda_gdn_prep(g->qkv, b, a, T, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
-		}
-		// the delta rule per value head (updates the recurrent state): in chunks
-		// of 64 on the tensor cores for a prompt pass of more than a window,
-		// token by token for a decode window, whose rows must not depend on
-		// the window size
-		if (prompt && n > GPU_WINDOW)
-			TRY(tf_cuda_gdn_chunk(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
-		else
-			TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
+		return gpu_gdn_tail(g, i, n, win, g16);
 	}
-	// gated RMSNorm: norm(o) * w * silu(z), per value head; the output
-	// projection of it added into the residual stream
-	if (!prompt && tf_cuda_gemv_q16_takes(&l->out_proj) && tf_cuda_gemv_q16_gnorm_takes(Dv, (int64_t)Hv * Dv)) {
-		tf_q16_in in = { .kind = TF_Q16_GNORM, .x = g->o, .ldx = (int64_t)Hv * Dv, .w = l->gnorm, .eps = c->eps,
-				.z = z, .ldz = T, .d = Dv };
-		return tf_cuda_gemv_q16(&l->out_proj, &in, n, g->x, c->hidden, TF_Q16_ACC);
-	}
+	// a prompt slice: the conv, gates and norms, then the delta rule in
+	// chunks of 64 on the tensor cores for more than a window of rows
+	TRY(tf_cuda_conv(l->conv, g->conv[i], mq, T, n, C, c->conv_k, g->qkv));
+	TRY(tf_cuda_gdn_prep(g->qkv, b, a, T, l->A_log, l->dt_bias, n, Hk, Hv, Dk, Dv));
+	if (n > GPU_WINDOW)
+		TRY(tf_cuda_gdn_chunk(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
+	else
+		TRY(tf_cuda_gdn_step(g->qkv, b, a, T, g->S[i], n, Hk, Hv, Dk, Dv, g->o));
 	TRY(tf_cuda_gated_norm(g->o, z, T, l->gnorm, n, Hv, Dv, c->eps, g->x16));
-	return product(&l->out_proj, g->x16, n, g->x, c->hidden, 1, prompt);
+	return gpu_product(&l->out_proj, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
 /* whether the SwiGLU product makes its outputs int16 for down: where that
@@ -219,7 +254,7 @@ static int swiglu16(const tf_weight *w)
 }
 
 /* SwiGLU on the normed stream; down_proj adds into g->x */
-static int mlp(tf_gpu_seq *g, int i, int n, int prompt)
+int gpu_mlp(tf_gpu_seq *g, int i, int n, int prompt)
 {
 	const tf_config *c = &g->m->c;
 	const tf_gpu_layer *l = &g->m->gpu->layer[i];
@@ -241,9 +276,9 @@ static int mlp(tf_gpu_seq *g, int i, int n, int prompt)
 		return tf_cuda_gemv_q16(&l->down, &h, n, g->x, c->hidden, TF_Q16_ACC);
 	}
 	// gate and up (one fused product), silu(gate) * up, down added into the stream
-	TRY(normed(g, l->post_norm, &l->gu, n, g->gu, prompt));
+	TRY(gpu_normed(g, l->post_norm, &l->gu, n, g->gu, prompt));
 	TRY(tf_cuda_swiglu(g->gu, 2 * I, n, I, g->x16));
-	return product(&l->down, g->x16, n, g->x, c->hidden, 1, prompt);
+	return gpu_product(&l->down, g->x16, n, g->x, c->hidden, 1, prompt);
 }
 
 /* n tokens (ids and first position already on the device) through every
@@ -259,14 +294,14 @@ static int layers(tf_gpu_seq *g, int n, int prompt)
 		// token mixer on the normed stream, residual add
 		TRY(c->full[i] ? attention(g, i, n, prompt) : deltanet(g, i, n, prompt));
 		// feed-forward on the normed stream, residual add
-		TRY(mlp(g, i, n, prompt));
+		TRY(gpu_mlp(g, i, n, prompt));
 	}
 	return 0;
 }
 
 /* logits (rows, V) of stream rows [first, first + rows), rows <= GPU_HEAD_BLOCK:
  * final norm, then the head */
-static int head(tf_gpu_seq *g, int64_t first, int rows, int prompt)
+int gpu_head(tf_gpu_seq *g, int64_t first, int rows, int prompt)
 {
 	const tf_model *m = g->m;
 	int H = m->c.hidden;
@@ -276,11 +311,11 @@ static int head(tf_gpu_seq *g, int64_t first, int rows, int prompt)
 		return tf_cuda_gemv_q16(&m->gpu->head, &in, rows, g->logits, m->c.vocab, TF_Q16_STORE);
 	}
 	TRY(tf_cuda_rmsnorm(g->x + first * H, m->gpu->norm, rows, H, m->c.eps, NULL, g->x16));
-	return product(&m->gpu->head, g->x16, rows, g->logits, m->c.vocab, 0, prompt);
+	return gpu_product(&m->gpu->head, g->x16, rows, g->logits, m->c.vocab, 0, prompt);
 }
 
 /* puts ids and the first position of a pass on the device */
-static int stage(tf_gpu_seq *g, const int32_t *ids, int n, int64_t pos)
+int gpu_stage(tf_gpu_seq *g, const int32_t *ids, int n, int64_t pos)
 {
 	g->fed = 0;
 	memcpy(g->h_ids, ids, 4 * (size_t)n);
@@ -316,7 +351,7 @@ static int window(tf_gpu_seq *g, int n, int want)
 	if (!*gr) {
 		int rows = want == 2 ? n : 1;
 		TRY(tf_cuda_capture_begin());
-		if (layers(g, n, 0) < 0 || (want && head(g, want == 2 ? 0 : n - 1, rows, 0) < 0) ||
+		if (layers(g, n, 0) < 0 || (want && gpu_head(g, want == 2 ? 0 : n - 1, rows, 0) < 0) ||
 		    (want && tf_cuda_download_async(g->h_logits, g->logits, 4 * rows * V) < 0)) {
 			return capture_abort(0);
 		}
@@ -341,7 +376,7 @@ int tf_gpu_forward_each(tf_gpu_seq *g, int64_t pos, const int32_t *ids, int64_t 
 		/* which logits this pass hands over */
 		int want = !fn ? 0 : !last ? 2 : has_last ? 1 : 0;
 
-		TRY(stage(g, ids + r0, rows, pos + r0));
+		TRY(gpu_stage(g, ids + r0, rows, pos + r0));
 		if (!prompt) {
 			TRY(window(g, rows, want));
 			TRY(tf_cuda_sync());
@@ -356,7 +391,7 @@ int tf_gpu_forward_each(tf_gpu_seq *g, int64_t pos, const int32_t *ids, int64_t 
 			int64_t first = want == 2 ? 0 : rows - 1;
 			for (int64_t b = first; b < rows; b += GPU_HEAD_BLOCK) {
 				int hr = (int)(rows - b < GPU_HEAD_BLOCK ? rows - b : GPU_HEAD_BLOCK);
-				TRY(head(g, b, hr, 1));
+				TRY(gpu_head(g, b, hr, 1));
 				TRY(tf_cuda_download_async(g->h_logits, g->logits, 4 * hr * V));
 				TRY(tf_cuda_sync());
 				if (fn(ctx, r0 + b, hr, g->h_logits) < 0)
@@ -443,7 +478,7 @@ int tf_gpu_steps_draw(tf_gpu_seq *g, int64_t pos, int32_t id, tf_sampler *s, int
 	 * device as the next step's inputs, so a loop that takes the id drawn
 	 * before copies nothing in */
 	if (!(g->fed && g->fed_id == id && g->fed_pos == pos))
-		TRY(stage(g, &id, 1, pos));
+		TRY(gpu_stage(g, &id, 1, pos));
 	g->fed = 0;     /* until this loop's draws are back */
 	if (!*gr) {
 		tf_draw_next feed = { .ids = g->ids, .pos = g->pos, .loop = g->loop, .ring = g->ring,
@@ -452,7 +487,7 @@ int tf_gpu_steps_draw(tf_gpu_seq *g, int64_t pos, int32_t id, tf_sampler *s, int
 		feed.neos = c->neos;
 		memcpy(feed.eos, c->eos, sizeof feed.eos);
 		TRY(tf_cuda_loop_begin(&feed.cond));
-		if (layers(g, 1, 0) < 0 || head(g, 0, 1, 0) < 0 ||
+		if (layers(g, 1, 0) < 0 || gpu_head(g, 0, 1, 0) < 0 ||
 		    (kind == 1 ? tf_cuda_argmax(g->logits, 1, V, NULL, &feed)
 		     : kind == 2 ? tf_cuda_sample(g->logits, 1, V, g->args, NULL, &feed)
 		     : tf_cuda_sample_top(g->logits, 1, V, g->args, NULL, &feed)) < 0) {

@@ -24,6 +24,7 @@
 #include "decode/sample.h"
 #include "model/model.h"
 #include "model/pass.h"
+#include "model/tree.h"
 
 typedef struct tf_gpu_seq tf_gpu_seq;
 
@@ -65,5 +66,15 @@ int tf_gpu_gemv_sweep(tf_gpu_seq *g, int rows, int reps, double *ms, uint64_t *b
  * the call fails after the loop. */
 int tf_gpu_steps_draw(tf_gpu_seq *g, int64_t pos, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each,
 		      void *ctx, int32_t *out, int *got);
+
+/* A token tree of at most TF_GPU_TREE_MAX nodes on top of the pos positions
+ * g holds, as the CPU's tf_forward_tree takes it (cpu/forward.h): the
+ * nodes' logits (n, V) to fn, each node's the bits of a step along its
+ * branch on this device; g keeps its positions until tf_gpu_tree_commit
+ * keeps a path (the state of steps along it) or tf_gpu_tree_drop drops it */
+#define TF_GPU_TREE_MAX 16
+int tf_gpu_tree(tf_gpu_seq *g, int64_t pos, const tf_tree *t, tf_logits_fn fn, void *ctx);
+int tf_gpu_tree_commit(tf_gpu_seq *g, const int32_t *path, int64_t len);
+void tf_gpu_tree_drop(tf_gpu_seq *g);
 
 #endif

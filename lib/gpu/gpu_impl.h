@@ -95,8 +95,33 @@ struct tf_gpu_seq {
 	 * window has 0 rows, so graph[0] holds the loops of steps that draw on
 	 * the device: [0][0] top-k/top-p, [0][1] greedy, [0][2] temperature */
 	tf_cuda_graph *graph[GPU_WINDOW + 1][3];
+
+	/* a token tree's pass (tree_cuda.c), until it is committed or dropped */
+	int tree_n;                     /* its nodes, 0 = none */
+	int64_t tree_pos;               /* the sequence's length under it */
+	int32_t tree_parent[GPU_WINDOW];
+	int32_t tree_depth[GPU_WINDOW];
+	int64_t *tpos;                  /* (GPU_WINDOW) each node's position */
+	int64_t *h_tpos;
+	float *tS;                      /* (GPU_WINDOW, Hv, Dk, Dv) the state at each depth of a branch */
+	float *tconv;                   /* (GPU_WINDOW, K-1, conv_dim) likewise */
+	float **tlog;                   /* per DeltaNet layer: (GPU_WINDOW, in.rows) the nodes' projections */
+	uint16_t *tsplit;               /* a product input of one row, split */
+	float *tsq;                     /* (Hv*Dv/32) its sums of squares */
 };
 
 int tf_gpu_reserve(tf_gpu_seq *g, int64_t need);
+/* frees what a tree pass allocated */
+void gpu_tree_free(tf_gpu_seq *g);
+
+/* the parts of a pass (forward_cuda.c), for tree_cuda.c */
+int gpu_product(const tf_weight *w, const uint16_t *x, int n, float *y, int64_t ldy, int acc, int prompt);
+int gpu_normed(tf_gpu_seq *g, const float *w, const tf_gpu_fused *f, int n, float *y, int prompt);
+int gpu_gnorm16(const tf_weight *w, int d, int64_t cols);
+int gpu_gdn_core(tf_gpu_seq *g, int i, float *mq, int n, float *S, float *cs, float *o, uint16_t *split, float *sq);
+int gpu_gdn_tail(tf_gpu_seq *g, int i, int n, int win, int g16);
+int gpu_mlp(tf_gpu_seq *g, int i, int n, int prompt);
+int gpu_head(tf_gpu_seq *g, int64_t first, int rows, int prompt);
+int gpu_stage(tf_gpu_seq *g, const int32_t *ids, int n, int64_t pos);
 
 #endif

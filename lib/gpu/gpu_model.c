@@ -373,6 +373,7 @@ void tf_gpu_seq_reset(tf_gpu_seq *g)
 {
 	const tf_config *c = &g->m->c;
 
+	g->tree_n = 0;
 	for (int i = 0; i < c->layers; i++)
 		if (!c->full[i]) {
 			tf_cuda_zero(g->conv[i], 4 * (int64_t)(c->conv_k - 1) * g->m->conv_dim);
@@ -414,6 +415,7 @@ int tf_gpu_seq_copy(tf_gpu_seq *dst, const tf_gpu_seq *src, int64_t pos)
 	const tf_model *m = src->m;
 	const tf_config *c = &m->c;
 
+	dst->tree_n = 0;
 	if (tf_gpu_reserve(dst, pos) < 0)
 		return -1;
 	for (int i = 0; i < c->layers; i++) {
@@ -436,6 +438,7 @@ void tf_gpu_seq_free(tf_gpu_seq *g)
 		return;
 	tf_cuda_sync();
 	drop_graphs(g);
+	gpu_tree_free(g);
 	for (int i = 0; i < g->m->c.layers; i++) {
 		tf_cuda_free(g->k[i]);
 		tf_cuda_free(g->v[i]);
