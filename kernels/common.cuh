@@ -292,6 +292,27 @@ static __device__ __forceinline__ float warp_sum(float v)
 	return v;
 }
 
+/* warp_sum of the 32 values p[0 .. 31] (p[l] lane l's) in one thread:
+ * level o of the butterfly leaves in lanes l and l ^ o the same sum of
+ * theirs (a float add is commutative), so lanes l < o carry the level and
+ * the last leaves lane 0's bits, which are every lane's. Why: a tile's
+ * (row, input) sums met one warp each, ten instructions a warp for one
+ * sum; here a thread takes a sum, a warp 32 of them. */
+static __device__ __forceinline__ float serial_warp_sum(const float *p)
+{
+	float v[32];
+
+	#pragma unroll
+	for (int l = 0; l < 32; l++)
+		v[l] = p[l];
+	#pragma unroll
+	for (int o = 16; o > 0; o >>= 1)
+		#pragma unroll
+		for (int l = 0; l < o; l++)
+			v[l] = v[l] + v[l + o];
+	return v[0];
+}
+
 static __device__ __forceinline__ float warp_max(float v)
 {
 	for (int o = 16; o > 0; o >>= 1)

@@ -27,8 +27,9 @@
  * and 2w + 1 for every row and input of its fragments, takes chunks 2w,
  * 2w + 1, 2w + 32, ... in that order with the same calls, and at the end
  * of a tile the 32 accumulators of each (row, input) meet in shared memory
- * in one warp's lanes for the same butterfly, the same factor (1/rms of a
- * normed input) and the same epilogue.
+ * where one thread adds them in the butterfly's order (serial_warp_sum),
+ * then takes the same factor (1/rms of a normed input) and the same
+ * epilogue.
  *
  * Inputs: a first small kernel makes each input row's int16 form with the
  * staging code of the one-row kernels (gemv_q16_stage.cuh, one block a
@@ -549,18 +550,20 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 							red[(local * 16 + x) * MMA_RED_LD + 2 * warp + s] = acc[s][mt][nt][i];
 					}
 		__syncthreads();
-		for (int q = warp; q < TP * n; q += MMA_WARPS) {
+		/* a thread a (row, input) sum: q = o n + x puts the 32 pairs
+		 * of a warp's loads on distinct banks (row stride MMA_RED_LD) */
+		for (int q = threadIdx.x; q < TP * n; q += blockDim.x) {
 			const int o = q / n, x = q - o * n;
-			const float v = warp_sum(red[(o * 16 + x) * MMA_RED_LD + lane]) * op.rs[x];
+			const float v = serial_warp_sum(red + (o * 16 + x) * MMA_RED_LD) * op.rs[x];
 			float *y = op.y + (int64_t)x * op.ldy;
 			if (SWI) {
-				const float u = warp_sum(red[((o + 16) * 16 + x) * MMA_RED_LD + lane]) * op.rs[x];
+				const float u = serial_warp_sum(red + ((o + 16) * 16 + x) * MMA_RED_LD) * op.rs[x];
 				const int p = tile * 16 + o;
-				if (!lane && p < trows)
+				if (p < trows)
 					y[p] = silu(v) * u;
 			} else {
 				const int r = tile * 32 + o;
-				if (!lane && r < rows)
+				if (r < rows)
 					y[r] = op.accumulate ? y[r] + v : v;
 			}
 		}
