@@ -228,12 +228,11 @@ int tf_gpu_tree(tf_gpu_seq *g, int64_t pos, const tf_tree *t, tf_logits_fn fn, v
 		TRY(gpu_mlp(g, i, n, 0));
 	}
 	TRY(gpu_head(g, 0, n, 0));
-	if (fn) {
+	if (fn)
 		TRY(tf_cuda_download_async(g->h_logits, g->logits, 4 * n * V));
-		TRY(tf_cuda_sync());
-		TRY(fn(ctx, 0, n, g->h_logits));
-	}
 	TRY(tf_cuda_sync());
+	if (fn)
+		TRY(fn(ctx, 0, n, g->h_logits));
 	g->tree_n = n;
 	return 0;
 }
@@ -244,13 +243,13 @@ int tf_gpu_tree_commit(tf_gpu_seq *g, const int32_t *path, int64_t len)
 	const tf_config *c = &m->c;
 	int64_t kvr = (int64_t)c->kv_heads * c->head_dim;
 
+	/* the pass keeps its tree's parents, all the path check reads */
+	const tf_tree_shape sh = { .n = g->tree_n, .parent = g->tree_parent };
+
 	if (!g->tree_n)
 		return tf_err("no tree pass to commit");
-	for (int64_t j = 0; j < len; j++) {
-		int32_t x = path[j], want = j ? path[j - 1] : -1;
-		if (x < 0 || x >= g->tree_n || g->tree_parent[x] != want)
-			return tf_err("path node %d is not a child of %d in the tree", x, want);
-	}
+	if (tf_tree_path_check(&sh, path, len) < 0)
+		return -1;
 	for (int i = 0; i < c->layers && len; i++) {
 		if (c->full[i]) {
 			for (int64_t j = 0; j < len; j++) {
