@@ -298,6 +298,18 @@ static __device__ __forceinline__ float warp_sum(float v)
  * the last leaves lane 0's bits, which are every lane's. Why: a tile's
  * (row, input) sums met one warp each, ten instructions a warp for one
  * sum; here a thread takes a sum, a warp 32 of them. */
+/* one level of the butterfly, then the next: O a template argument so that
+ * every level unrolls and v stays in registers wherever it is inlined */
+template <int O>
+static __device__ __forceinline__ void butterfly_fold(float (&v)[32])
+{
+	#pragma unroll
+	for (int l = 0; l < O; l++)
+		v[l] = v[l] + v[l + O];
+	if constexpr (O > 1)
+		butterfly_fold<O / 2>(v);
+}
+
 static __device__ __forceinline__ float serial_warp_sum(const float *p)
 {
 	float v[32];
@@ -305,11 +317,7 @@ static __device__ __forceinline__ float serial_warp_sum(const float *p)
 	#pragma unroll
 	for (int l = 0; l < 32; l++)
 		v[l] = p[l];
-	#pragma unroll
-	for (int o = 16; o > 0; o >>= 1)
-		#pragma unroll
-		for (int l = 0; l < o; l++)
-			v[l] = v[l] + v[l + o];
+	butterfly_fold<16>(v);
 	return v[0];
 }
 

@@ -79,6 +79,9 @@ struct mma_op {
 	float *y;
 	int64_t ldy;
 	int accumulate;
+	int nbuf;               /* tiles of scales the shared memory holds: 2, the next tile's copied in
+				   while the warps work on this one, or 1 */
+	int words;              /* the scales may be copied in 4-byte words (even groups a row, aligned) */
 };
 
 /*
@@ -339,8 +342,8 @@ static __device__ __forceinline__ void swap_acc(float (&acc)[2][2][NT][4])
 struct mma_smem {
 	float *red;             /* (32 rows, 16 inputs, MMA_RED_LD) */
 	float *xd, *xs;         /* (16, xld) */
-	uint16_t *sc, *bi;      /* (32, sld) */
-	int xld, sld;
+	uint16_t *sc, *bi;      /* (32, sld) a tile's, then (nbuf 2) the next tile's at + sbuf */
+	int xld, sld, sbuf;
 };
 
 static __host__ __device__ __forceinline__ int mma_xld(int cols)
@@ -354,12 +357,13 @@ static __host__ __device__ __forceinline__ int mma_sld(int cols, int g)
 	return e / 2 % 2 ? e : e + 2;
 }
 
-static __host__ __device__ __forceinline__ size_t mma_smem_bytes(int cols, int g)
+static __host__ __device__ __forceinline__ size_t mma_smem_bytes(int cols, int g, int nbuf)
 {
-	return 4 * ((size_t)32 * 16 * MMA_RED_LD + 2 * 16 * (size_t)mma_xld(cols)) + 2 * 2 * 32 * (size_t)mma_sld(cols, g);
+	return 4 * ((size_t)32 * 16 * MMA_RED_LD + 2 * 16 * (size_t)mma_xld(cols)) +
+	       nbuf * 2 * 2 * 32 * (size_t)mma_sld(cols, g);
 }
 
-static __device__ __forceinline__ mma_smem mma_smem_of(float *base, int cols, int g)
+static __device__ __forceinline__ mma_smem mma_smem_of(float *base, int cols, int g, int nbuf)
 {
 	mma_smem m;
 
@@ -370,7 +374,58 @@ static __device__ __forceinline__ mma_smem mma_smem_of(float *base, int cols, in
 	m.xs = m.xd + 16 * m.xld;
 	m.sc = (uint16_t *)(m.xs + 16 * m.xld);
 	m.bi = m.sc + 32 * m.sld;
+	m.sbuf = 2 * 32 * m.sld;
 	return m;
+}
+
+/* a 4-byte copy from global to shared that lands while the thread goes on
+ * (cp.async, PTX ISA "Data Movement and Conversion Instructions"): the
+ * next tile's scales come in under this tile's work instead of as loads
+ * every warp waits for at the tile's barrier */
+static __device__ __forceinline__ void cp_async4(void *dst, const void *src)
+{
+	const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src) : "memory");
+}
+
+static __device__ __forceinline__ void cp_async_commit(void)
+{
+	asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/* until at most N of the thread's groups of copies are in flight */
+template <int N>
+static __device__ __forceinline__ void cp_async_wait(void)
+{
+	asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+/* the weight scales and biases of tile `tile` into sc, bi: a warp a row
+ * (no division), its lanes over the row's words, as copies in flight;
+ * without op.words, loads and stores of single values. One group of
+ * copies either way, so that the waits count tiles. */
+template <class F, int G, bool SWI>
+static __device__ __forceinline__ void tile_scales(const mma_op &op, int tile, uint16_t *sc, uint16_t *bi, int sld)
+{
+	const int ngroups = op.cols / G, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+
+	for (int k = warp; k < 32; k += MMA_WARPS) {
+		const int64_t o = (int64_t)tile_row32<SWI>(tile, k, op.rows) * ngroups;
+		if (op.words) {
+			for (int i = 2 * lane; i < ngroups; i += 2 * WARP) {
+				cp_async4(sc + k * sld + i, op.scales + o + i);
+				if (!F::SIGN)
+					cp_async4(bi + k * sld + i, op.biases + o + i);
+			}
+		} else {
+			for (int i = lane; i < ngroups; i += WARP) {
+				sc[k * sld + i] = __ldg(op.scales + o + i);
+				if (!F::SIGN)
+					bi[k * sld + i] = __ldg(op.biases + o + i);
+			}
+		}
+	}
+	cp_async_commit();
 }
 
 /* N (1 or 2) bf16 values at shared p (aligned to their size) into a word */
@@ -384,8 +439,8 @@ static __device__ __forceinline__ void lds_bf16s(const uint16_t *p, uint32_t *v)
  * of its lane: each block's mma, the exact sums I, then the one-row
  * kernels' float steps */
 template <class F, int G, int NT>
-static __device__ __forceinline__ void mma_chunk(const mma_op &op, const mma_smem &sm, const int (&rr)[2][2], int ch,
-						 float (&acc)[2][NT][4])
+static __device__ __forceinline__ void mma_chunk(const mma_op &op, const mma_smem &sm, const uint16_t *sc,
+						 const uint16_t *bi, const int (&rr)[2][2], int ch, float (&acc)[2][NT][4])
 {
 	constexpr int GPC = F::CC >= G ? F::CC / G : 1, SW = (GPC + 1) / 2, NBLK = F::NBLK;
 	static_assert(GPC <= 2, "a chunk's scales are one word");
@@ -398,9 +453,9 @@ static __device__ __forceinline__ void mma_chunk(const mma_op &op, const mma_sme
 		#pragma unroll
 		for (int h = 0; h < 2; h++) {
 			const int o = (16 * mt + 8 * h + g) * sm.sld + ch * F::CC / G;
-			lds_bf16s<GPC>(sm.sc + o, sv[mt][h]);
+			lds_bf16s<GPC>(sc + o, sv[mt][h]);
 			if (!F::SIGN)
-				lds_bf16s<GPC>(sm.bi + o, bv[mt][h]);
+				lds_bf16s<GPC>(bi + o, bv[mt][h]);
 		}
 	/* inputs past n read row 0's scales (their sums are never stored) */
 	int in[NT][2];
@@ -469,7 +524,7 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 {
 	constexpr int TP = SWI ? 16 : 32;       /* outputs a tile */
 	extern __shared__ float smem[];
-	const mma_smem sm = mma_smem_of(smem, op.cols, G);
+	const mma_smem sm = mma_smem_of(smem, op.cols, G, op.nbuf);
 	float *red = sm.red;
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
 	const int rows = op.rows, n = op.n, nch = op.cols / F::CC;
@@ -481,24 +536,30 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 	prefetch_tile32<F, G, SWI>(op, blockIdx.x, ntiles);
 	pdl_wait();
 	/* the inputs' scales and sums, once a block */
-	const int nblk = op.cols / 32, ngroups = op.cols / G;
+	const int nblk = op.cols / 32;
 	for (int j = 0; j < n; j++)
 		for (int b = threadIdx.x; b < nblk; b += blockDim.x) {
 			sm.xd[j * sm.xld + b] = op.xd[(int64_t)j * nblk + b];
 			sm.xs[j * sm.xld + b] = op.xs[(int64_t)j * nblk + b];
 		}
-	for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-		prefetch_tile32<F, G, SWI>(op, tile + gridDim.x, ntiles);
-		/* the tile's weight scales and biases (the last tile's are read:
-		 * the barrier before its outputs) */
-		for (int i = threadIdx.x; i < 32 * ngroups; i += blockDim.x) {
-			const int k = i / ngroups, gi = i - k * ngroups;
-			const int64_t o = (int64_t)tile_row32<SWI>(tile, k, rows) * ngroups + gi;
-			sm.sc[k * sm.sld + gi] = __ldg(op.scales + o);
-			if (!F::SIGN)
-				sm.bi[k * sm.sld + gi] = __ldg(op.biases + o);
+	/* the weight scales and biases of a tile come in while the one
+	 * before it is worked on: with two buffers under its chunks, with
+	 * one under its reduction */
+	if (blockIdx.x < ntiles)
+		tile_scales<F, G, SWI>(op, blockIdx.x, sm.sc, sm.bi, sm.sld);
+	for (int tile = blockIdx.x, it = 0; tile < ntiles; tile += gridDim.x, it++) {
+		const int next = tile + gridDim.x, b = op.nbuf > 1 ? it & 1 : 0;
+		prefetch_tile32<F, G, SWI>(op, next, ntiles);
+		if (op.nbuf > 1 && next < ntiles) {
+			/* buffer b ^ 1 was last read before the barriers
+			 * that ended the tile before this one */
+			tile_scales<F, G, SWI>(op, next, sm.sc + (b ^ 1) * sm.sbuf, sm.bi + (b ^ 1) * sm.sbuf, sm.sld);
+			cp_async_wait<1>();
+		} else {
+			cp_async_wait<0>();
 		}
 		__syncthreads();
+		const uint16_t *sc = sm.sc + b * sm.sbuf, *bi = sm.bi + b * sm.sbuf;
 		/* the weight rows of the thread's fragments: half mt of the tile,
 		 * row g (h = 0) or g + 8 (h = 1) of it; past the end, row 0 */
 		int rr[2][2];
@@ -519,9 +580,9 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 						acc[s][mt][nt][i] = 0.0f;
 		if (q16_mma_paired<F>()) {
 			for (int c0 = 2 * warp; c0 < nch; c0 += 2 * MMA_WARPS) {
-				mma_chunk<F, G, NT>(op, sm, rr, c0, acc[0]);
+				mma_chunk<F, G, NT>(op, sm, sc, bi, rr, c0, acc[0]);
 				if (c0 + 1 < nch)
-					mma_chunk<F, G, NT>(op, sm, rr, c0 + 1, acc[1]);
+					mma_chunk<F, G, NT>(op, sm, sc, bi, rr, c0 + 1, acc[1]);
 			}
 		} else {
 			/* one chunk an iteration, the two lanes' accumulators
@@ -530,13 +591,15 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 			int k = 0;
 			#pragma unroll 1
 			for (int ch = 2 * warp; ch < nch; ch += ++k & 1 ? 1 : 2 * MMA_WARPS - 1) {
-				mma_chunk<F, G, NT>(op, sm, rr, ch, acc[0]);
+				mma_chunk<F, G, NT>(op, sm, sc, bi, rr, ch, acc[0]);
 				swap_acc<NT>(acc);
 			}
 			if (k & 1)
 				swap_acc<NT>(acc);
 		}
-		__syncthreads();        /* the last tile's accumulators are read */
+		__syncthreads();        /* the last tile's accumulators and scales are read */
+		if (op.nbuf == 1 && next < ntiles)
+			tile_scales<F, G, SWI>(op, next, sm.sc, sm.bi, sm.sld);
 		#pragma unroll
 		for (int s = 0; s < 2; s++)
 			#pragma unroll
@@ -629,7 +692,7 @@ int q16_mma_takes(const tf_weight *w, int n, int epi, int qo)
 	const int nbmax = visit_form(w, h);
 
 	return s_xb && nbmax && n >= mma_min_rows(nbmax) && w->cols <= MMA_COLS &&
-	       stage_smem((int)w->cols) <= Q16_SMEM && mma_smem_bytes((int)w->cols, w->group) <= MMA_SMEM &&
+	       stage_smem((int)w->cols) <= Q16_SMEM && mma_smem_bytes((int)w->cols, w->group, 1) <= MMA_SMEM &&
 	       (!qo || w->rows / 2 <= MMA_OUT);
 }
 
@@ -672,10 +735,14 @@ int q16_mma(const tf_weight *w, const q16_op &op, int epi)
 		return tf_err("no tensor-core kernel for a %s%d g%d weight", tf_fmt_name(w->fmt), w->bits, w->group);
 	CUDA_CHECK(launch_k(p.st, dim3(n), dim3(Q16_WARPS * WARP), stage_smem(cols), op.src, n, cols, s_xb, s_xd, s_xs,
 			    s_rs));
+	const int nbuf = mma_smem_bytes(cols, w->group, 2) <= MMA_SMEM ? 2 : 1;
+	/* 4-byte copies need whole words a row and aligned arrays */
+	const int words = (cols / w->group) % 2 == 0 && (uintptr_t)op.scales % 4 == 0 &&
+			  (!op.biases || (uintptr_t)op.biases % 4 == 0);
 	mma_op m = { op.wdata, op.scales, op.biases, rows, cols, n, s_xb, s_xd, s_xs, s_rs,
-		     qo ? s_y : op.y, qo ? (int64_t)out : op.ldy, op.accumulate };
+		     qo ? s_y : op.y, qo ? (int64_t)out : op.ldy, op.accumulate, nbuf, words };
 	const int grid = ntiles < tf_cuda_sms() ? ntiles : tf_cuda_sms();
-	CUDA_CHECK(launch_k(p.f, dim3(grid), dim3(MMA_WARPS * WARP), mma_smem_bytes(cols, w->group), m));
+	CUDA_CHECK(launch_k(p.f, dim3(grid), dim3(MMA_WARPS * WARP), mma_smem_bytes(cols, w->group, nbuf), m));
 	if (qo) {
 		const int warps = n * (out / 32);
 		CUDA_CHECK(launch_k(q16_mma_out, dim3((warps + 7) / 8), dim3(256), 0, (const float *)s_y, n, out, op.yq,
