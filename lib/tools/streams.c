@@ -101,9 +101,14 @@ static int flush(struct run *r)
 	return 0;
 }
 
-static double mib(uint64_t b)
+/* b as the messages show it: KiB below a MiB, MiB above */
+static const char *size(uint64_t b, char buf[32])
 {
-	return b / (1024.0 * 1024.0);
+	if (b < 1024 * 1024)
+		snprintf(buf, 32, "%.1f KiB", b / 1024.0);
+	else
+		snprintf(buf, 32, "%.1f MiB", b / (1024.0 * 1024.0));
+	return buf;
 }
 
 /* the budget's verdict on x: 1 admitted, 0 wait, -1 never (an error) */
@@ -119,13 +124,14 @@ static int admit(struct run *r, struct stream *x)
 		 * a KV row set per position */
 		uint64_t fixed = tf_decoder_cache_bytes(m, 0), per = tf_decoder_cache_bytes(m, 1) - fixed;
 		int64_t fits = budget > fixed && per ? (int64_t)((budget - fixed) / per) - r->o->gen : -1;
-		if (fits < 0)
-			return tf_err("sequence %ld needs %.1f MiB of cache, the budget is %.1f MiB "
-				      "(it holds no sequence of %ld generated ids)",
-				      x->index + 1, mib(x->bytes), mib(budget), r->o->gen);
-		return tf_err("sequence %ld needs %.1f MiB of cache, the budget is %.1f MiB "
+		char need[32], has[32];
+		if (fits < 1)
+			return tf_err("sequence %ld needs %s of cache, the budget is %s "
+				      "(it holds no prompt with -n %ld)",
+				      x->index + 1, size(x->bytes, need), size(budget, has), r->o->gen);
+		return tf_err("sequence %ld needs %s of cache, the budget is %s "
 			      "(it holds a prompt of at most %lld ids with -n %ld)",
-			      x->index + 1, mib(x->bytes), mib(budget), (long long)fits, r->o->gen);
+			      x->index + 1, size(x->bytes, need), size(budget, has), (long long)fits, r->o->gen);
 	}
 	if (budget && r->used + x->bytes > budget)
 		return 0;
