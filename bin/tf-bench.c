@@ -1,5 +1,6 @@
 /*
- * tf-bench: prompt and decode speed of models on the GPU, llama-bench style.
+ * tf-bench: prompt and decode speed of models on the GPU (or the CPU),
+ * llama-bench style.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "base/args.h"
 #include "base/err.h"
+#include "base/pool.h"
 #include "gpu/gpu.h"
 #include "io/out.h"
 #include "model/model.h"
@@ -20,7 +22,8 @@ static const char usage_text[] =
 	"usage: tf-bench [options] [MODEL...]\n"
 	"\n"
 	"Times prompt passes (ppN) and decode steps (tgN) of each MODEL (a bundle or a\n"
-	"checkpoint folder) on the GPU and prints one row per model and test, with the\n"
+	"checkpoint folder) on the GPU (or the CPU) and prints one row per model and\n"
+	"test, with the\n"
 	"bytes a decoded token reads and the share of the measured copy bandwidth.\n"
 	"\n"
 	"  -s, --synth NAME:FORM  also a model of a published geometry with random\n"
@@ -36,12 +39,17 @@ static const char usage_text[] =
 	"      --rows N,...       also a table of passes of N rows of one sequence (what\n"
 	"                         tf-run --window N --last runs): ms a pass, its ratio\n"
 	"                         to a pass of one row, rows a second\n"
+	"      --streams N,...    also a table of decode rounds of N streams at once\n"
+	"                         (what tf-run -P N runs): tokens a second in all and a\n"
+	"                         stream, against one stream, and the bytes a round reads\n"
+	"      --device DEV       cuda (default) or cpu: the model stays on the CPU\n"
+	"                         (no --synth, no --gemv)\n"
 	"  -o, --output FMT       md (default) or json (one object a line)\n"
 	"      --json             the same as -o json\n"
 	"  -h, --help             show this help\n"
 	"  -V, --version          show the version\n";
 
-enum { OPT_JSON = 256, OPT_GEMV, OPT_ROWS };
+enum { OPT_JSON = 256, OPT_GEMV, OPT_ROWS, OPT_STREAMS, OPT_DEVICE };
 
 static const struct option longopts[] = {
 	{ "synth", required_argument, NULL, 's' },
@@ -53,6 +61,8 @@ static const struct option longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "gemv", no_argument, NULL, OPT_GEMV },
 	{ "rows", required_argument, NULL, OPT_ROWS },
+	{ "streams", required_argument, NULL, OPT_STREAMS },
+	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -91,7 +101,9 @@ static void form_name(const tf_weight *w, char *buf, size_t n)
 struct ctx {
 	int json, gemv;
 	int rows[MAXN], nrows;  /* --rows */
-	double bw;
+	int streams[MAXN], nstreams;    /* --streams */
+	int cpu;                /* --device cpu */
+	double bw;              /* copy bandwidth, 0 on the CPU (no roofline) */
 	const char *dev;
 };
 
@@ -105,15 +117,21 @@ static void row(const struct ctx *x, const char *model, const char *form, uint64
 		       "\"tok_per_s\": %.2f, \"tok_per_s_sd\": %.2f, \"reps\": %d",
 		       model, form, (unsigned long long)size, test, n, r->mean, r->sd, r->reps);
 		if (tok_bytes)
-			printf(", \"bytes_per_token\": %llu, \"gb_per_s\": %.1f, \"roofline_share\": %.4f",
-			       (unsigned long long)tok_bytes, gbs, share);
-		printf(", \"copy_bw_bytes_per_s\": %.0f, \"device\": \"%s\"}\n", x->bw, x->dev);
+			printf(", \"bytes_per_token\": %llu, \"gb_per_s\": %.1f", (unsigned long long)tok_bytes, gbs);
+		/* the CPU measures no bandwidth: no roofline to share */
+		if (tok_bytes && x->bw > 0)
+			printf(", \"roofline_share\": %.4f", share);
+		if (x->bw > 0)
+			printf(", \"copy_bw_bytes_per_s\": %.0f", x->bw);
+		printf(", \"device\": \"%s\"}\n", x->dev);
 		return;
 	}
 	printf("| %s | %s | %.2f GiB | %s | %.2f ± %.2f |", model, form, size / (1024.0 * 1024 * 1024), test,
 	       r->mean, r->sd);
-	if (tok_bytes)
+	if (tok_bytes && x->bw > 0)
 		printf(" %.1f MB | %.0f GB/s | %.1f%% |\n", tok_bytes / 1e6, gbs, 100 * share);
+	else if (tok_bytes)
+		printf(" %.1f MB | %.1f GB/s | - |\n", tok_bytes / 1e6, gbs);
 	else
 		printf(" - | - | - |\n");
 	fflush(stdout);
@@ -141,7 +159,7 @@ static void rows_table(const struct ctx *x, tf_model *m, const char *model, cons
 			tf_die("%s: rows%d: %s", model, n, tf_errmsg());
 		/* the products of the pass's rows alone, for the share of the
 		 * rest (up to 16 rows, a window's) */
-		if (n <= 16 && tf_bench_gemv(m, n, reps, &p, &bytes) < 0)
+		if (n <= 16 && !x->cpu && tf_bench_gemv(m, n, reps, &p, &bytes) < 0)
 			tf_die("%s: products of %d rows: %s", model, n, tf_errmsg());
 		const double ratio = r.mean / one.mean, rate = n * 1e3 / r.mean;
 		const double pms = p.mean > 0 ? 1e3 / p.mean : 0, rest = pms > 0 ? 1 - pms / r.mean : 0;
@@ -163,10 +181,68 @@ static void rows_table(const struct ctx *x, tf_model *m, const char *model, cons
 		printf("\n");
 }
 
+/* the --streams table of a model: for each decode length and depth,
+ * rounds of N streams, against one stream's (timed too where 1 is not in
+ * the list) */
+static void streams_table(const struct ctx *x, tf_model *m, const char *model, const char *form, const int *tg,
+			  int ntg, const int *dp, int ndp, int reps)
+{
+	if (!x->json) {
+		printf("\n| model | form | test | streams | t/s | t/s a stream | x one stream | bytes/round | GB/s |"
+		       " roofline |\n");
+		printf("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+	}
+	for (int i = 0; i < ntg; i++)
+		for (int k = 0; k < ndp; k++) {
+			tf_bench_rate one, r;
+			char test[32];
+			if (dp[k])
+				snprintf(test, sizeof test, "tg%d@d%d", tg[i], dp[k]);
+			else
+				snprintf(test, sizeof test, "tg%d", tg[i]);
+			if (tf_bench_streams(m, 1, tg[i], dp[k], reps, &one) < 0)
+				tf_die("%s: %s, one stream: %s", model, test, tf_errmsg());
+			for (int j = 0; j < x->nstreams; j++) {
+				const int n = x->streams[j];
+				if (n == 1)
+					r = one;
+				else if (tf_bench_streams(m, n, tg[i], dp[k], reps, &r) < 0)
+					tf_die("%s: %s, %d streams: %s", model, test, n, tf_errmsg());
+				/* a round reads the weights once and each stream's
+				 * caches at its position: the middle one stands for
+				 * them, as in the tg rows */
+				uint64_t bytes = tf_bench_round_bytes(m, n, dp[k] + tg[i] / 2);
+				const double rounds = r.mean / n, gbs = rounds * bytes / 1e9;
+				const double share = x->bw > 0 ? gbs * 1e9 / x->bw : 0, ratio = r.mean / one.mean;
+				if (x->json) {
+					printf("{\"model\": \"%s\", \"form\": \"%s\", \"test\": \"%s\", \"n\": %d, "
+					       "\"streams\": %d, \"tok_per_s\": %.2f, \"tok_per_s_sd\": %.2f, "
+					       "\"stream_tok_per_s\": %.2f, \"x_one_stream\": %.3f, "
+					       "\"bytes_per_round\": %llu, \"gb_per_s\": %.2f",
+					       model, form, test, tg[i], n, r.mean, r.sd, rounds, ratio,
+					       (unsigned long long)bytes, gbs);
+					if (x->bw > 0)
+						printf(", \"roofline_share\": %.4f", share);
+					printf(", \"reps\": %d, \"device\": \"%s\"}\n", r.reps, x->dev);
+				} else {
+					printf("| %s | %s | %s | %d | %.2f ± %.2f | %.2f | %.2f | %.1f MB | %.1f GB/s |",
+					       model, form, test, n, r.mean, r.sd, rounds, ratio, bytes / 1e6, gbs);
+					if (x->bw > 0)
+						printf(" %.1f%% |\n", 100 * share);
+					else
+						printf(" - |\n");
+				}
+				fflush(stdout);
+			}
+		}
+	if (!x->json)
+		printf("\n");
+}
+
 static void bench(const struct ctx *x, tf_model *m, const char *name, const char *form, const int *pp, int npp,
 		  const int *tg, int ntg, const int *dp, int ndp, int reps)
 {
-	uint64_t size = tf_gpu_weight_bytes(m);
+	uint64_t size = x->cpu ? tf_bench_weight_bytes(m) : tf_gpu_weight_bytes(m);
 	tf_bench_rate r;
 	char test[32];
 
@@ -196,6 +272,8 @@ static void bench(const struct ctx *x, tf_model *m, const char *name, const char
 	}
 	if (x->nrows)
 		rows_table(x, m, name, form, reps);
+	if (x->nstreams)
+		streams_table(x, m, name, form, tg, ntg, dp, ndp, reps);
 }
 
 int main(int argc, char **argv)
@@ -232,6 +310,19 @@ int main(int argc, char **argv)
 				if (x.rows[i] > 64)
 					tf_usage_die("--rows: at most 64 rows a pass, not %d", x.rows[i]);
 			break;
+		case OPT_STREAMS:
+			x.nstreams = list(optarg, "--streams", x.streams, 0);
+			for (int i = 0; i < x.nstreams; i++)
+				if (x.streams[i] > 256)
+					tf_usage_die("--streams: at most 256 streams, not %d", x.streams[i]);
+			if (!x.nstreams)
+				tf_usage_die("--streams wants counts of streams like 1,2,4,8, not '%s'", optarg);
+			break;
+		case OPT_DEVICE:
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+				tf_usage_die("--device must be cpu or cuda, not '%s'", optarg);
+			x.cpu = !strcmp(optarg, "cpu");
+			break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
 		case 'V': printf("tf-bench %s\n", VERSION); return tf_stdout_exit();
 		default: tf_usage_die("unknown option");
@@ -239,6 +330,12 @@ int main(int argc, char **argv)
 	}
 	if (optind == argc && !nsynth)
 		tf_usage_die("expected a MODEL or --synth");
+	if (x.cpu && nsynth)
+		tf_usage_die("--synth makes its weights on the GPU: not with --device cpu");
+	if (x.cpu && x.gemv)
+		tf_usage_die("--gemv times the GPU's products: not with --device cpu");
+	if (x.nstreams && !ntg)
+		tf_usage_die("--streams times decode rounds: it needs a decode length (-n)");
 	for (int i = 0; i < nsynth; i++) {
 		char name[128];
 		const char *colon = strchr(synth[i], ':');
@@ -251,20 +348,30 @@ int main(int argc, char **argv)
 
 	int sms;
 	uint64_t mem;
-	if (tf_bench_start(dev, sizeof dev, &sms, &mem) < 0)
-		tf_die_err();
-	x.bw = tf_bench_copy_bw();
+	if (x.cpu) {
+		tf_pool_init(0);
+		snprintf(dev, sizeof dev, "cpu, %d threads", tf_pool_threads());
+	} else {
+		if (tf_bench_start(dev, sizeof dev, &sms, &mem) < 0)
+			tf_die_err();
+		x.bw = tf_bench_copy_bw();
+	}
 	x.dev = dev;
 	if (!x.json) {
-		printf("device: %s, %d multiprocessors, %.1f GiB; measured copy bandwidth %.0f GB/s (read + write)\n\n",
-		       dev, sms, mem / (1024.0 * 1024 * 1024), x.bw / 1e9);
-		printf("| model | form | size | test | t/s | bytes/token | GB/s | roofline |\n");
-		printf("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |\n");
+		if (x.cpu)
+			printf("device: %s; no roofline (no measured bandwidth)\n\n", dev);
+		else
+			printf("device: %s, %d multiprocessors, %.1f GiB; measured copy bandwidth %.0f GB/s "
+			       "(read + write)\n\n", dev, sms, mem / (1024.0 * 1024 * 1024), x.bw / 1e9);
+		if (npp || ntg) {
+			printf("| model | form | size | test | t/s | bytes/token | GB/s | roofline |\n");
+			printf("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |\n");
+		}
 	}
 	for (int i = optind; i < argc; i++) {
 		tf_model *m = tf_model_open(argv[i]);
 		char form[32];
-		if (!m || tf_gpu_attach(m) < 0)
+		if (!m || (!x.cpu && tf_gpu_attach(m) < 0))
 			tf_die_err();
 		form_name(&m->layer[0].gate, form, sizeof form);
 		bench(&x, m, argv[i], form, pp, npp, tg, ntg, dp, ndp, reps);

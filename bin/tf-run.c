@@ -16,6 +16,7 @@
 #include "io/out.h"
 #include "model/model.h"
 #include "tools/run.h"
+#include "tools/streams.h"
 
 #define VERSION "0.1.0"
 
@@ -36,7 +37,12 @@ static const char usage_text[] =
 	"      --top-p P        sample among the most likely ids reaching probability P\n"
 	"      --seed S         seed for sampling (default 0)\n"
 	"      --ignore-eos     do not stop at the model's end-of-sequence ids\n"
-	"      --stream         write each generated id as soon as it is made\n"
+	"      --stream         write each generated id as soon as it is made (with -P,\n"
+	"                       those of the first line not yet written)\n"
+	"  -P, --parallel N     generate up to N sequences at once, in shared rounds\n"
+	"                       (default 1); the lines still come out in input order\n"
+	"      --mem-budget B   admit a sequence only when the caches in flight fit in\n"
+	"                       B bytes (K, M, G suffixes; default: TF_MEM_BUDGET or none)\n"
 	"      --mode MODE      prompt (whole prompt in one pass, default) or step\n"
 	"      --window N       feed the prompt N ids at a time through the step path\n"
 	"                       (logits bit-identical to --mode step)\n"
@@ -48,7 +54,7 @@ static const char usage_text[] =
 	"  -V, --version        show the version\n";
 
 enum { OPT_RAW = 256, OPT_LAST, OPT_TEXT, OPT_TEMP, OPT_TOPK, OPT_TOPP, OPT_SEED, OPT_NOEOS,
-       OPT_STREAM, OPT_MODE, OPT_DEVICE, OPT_WINDOW };
+       OPT_STREAM, OPT_MODE, OPT_DEVICE, OPT_WINDOW, OPT_BUDGET };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -63,6 +69,8 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "ignore-eos", no_argument, NULL, OPT_NOEOS },
 	{ "stream", no_argument, NULL, OPT_STREAM },
+	{ "parallel", required_argument, NULL, 'P' },
+	{ "mem-budget", required_argument, NULL, OPT_BUDGET },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "threads", required_argument, NULL, 't' },
@@ -74,13 +82,13 @@ static const struct option longopts[] = {
 };
 
 /* options given, where one only means something beside another */
-enum { G_TEMP = 1, G_TOPK = 2, G_TOPP = 4, G_SEED = 8, G_STREAM = 16, G_LOGITS = 32 };
+enum { G_TEMP = 1, G_TOPK = 2, G_TOPP = 4, G_SEED = 8, G_STREAM = 16, G_LOGITS = 32, G_STREAMS = 64 };
 
 /* an option that would be accepted and then ignored is a usage error */
 static void check_options(const tf_run_opts *o, int given)
 {
-	if (!o->gen && (given & (G_TEMP | G_TOPK | G_TOPP | G_SEED | G_STREAM)))
-		tf_usage_die("--temp, --top-k, --top-p, --seed and --stream go with -n (generation)");
+	if (!o->gen && (given & (G_TEMP | G_TOPK | G_TOPP | G_SEED | G_STREAM | G_STREAMS)))
+		tf_usage_die("--temp, --top-k, --top-p, --seed, --stream, -P and --mem-budget go with -n (generation)");
 	if (o->gen && (given & G_LOGITS))
 		tf_usage_die("-n writes ids: --raw, --last, --text and --window shape logits, not ids");
 	if ((given & (G_TOPK | G_TOPP)) && !(o->sampler.temp > 0))
@@ -136,6 +144,16 @@ static void show(void *ctx, int64_t done, int64_t total)
 	fflush(stderr);
 }
 
+/* a prompt chunk of a generated sequence taken in */
+static void show_chunk(void *ctx, long index, int64_t tokens, int64_t fed)
+{
+	struct shown *p = ctx;
+
+	p->index = index + 1;
+	p->tokens = tokens;
+	show(p, fed, tokens);
+}
+
 static void unshow(struct shown *p)
 {
 	if (!p->drawn)
@@ -148,6 +166,8 @@ static void unshow(struct shown *p)
 int main(int argc, char **argv)
 {
 	tf_run_opts o = { .out = TF_OUT_RECORDS, .sampler = { .top_p = 1 } };
+	tf_streams_opts so = { .parallel = 1 };
+	const char *budget = getenv("TF_MEM_BUDGET");
 	const char *output = "-", *input = "-";
 	int force = 0, quiet = 0, threads = 0, given = 0, c;
 	struct shown shown = { 0 };
@@ -162,7 +182,7 @@ int main(int argc, char **argv)
 
 	tf_prog = "tf-run";
 	tf_out_init();
-	while ((c = getopt_long(argc, argv, "o:fn:t:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:fn:t:P:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
 		case 'f': force = 1; break;
@@ -181,6 +201,8 @@ int main(int argc, char **argv)
 		case OPT_SEED: o.sampler.rng = tf_arg_u64(optarg, "--seed"); given |= G_SEED; break;
 		case OPT_NOEOS: o.ignore_eos = 1; break;
 		case OPT_STREAM: o.stream = 1; given |= G_STREAM; break;
+		case 'P': so.parallel = tf_arg_long(optarg, "-P", 1, 4096); given |= G_STREAMS; break;
+		case OPT_BUDGET: budget = optarg; given |= G_STREAMS; break;
 		case OPT_MODE:
 			if (strcmp(optarg, "prompt") && strcmp(optarg, "step"))
 				tf_usage_die("--mode must be prompt or step, not '%s'", optarg);
@@ -199,6 +221,8 @@ int main(int argc, char **argv)
 	check_options(&o, given);
 	if (argc - optind == 2)
 		input = argv[optind + 1];
+	if (o.gen && budget && *budget)
+		so.budget = tf_arg_bytes(budget, given & G_STREAMS ? "--mem-budget" : "TF_MEM_BUDGET");
 
 	if (!device || !*device)
 		device = "auto";
@@ -218,13 +242,28 @@ int main(int argc, char **argv)
 	if (tf_out_open(&out, output, !o.gen && o.out != TF_OUT_TEXT, force) < 0)
 		tf_die_err();
 	o.f = out.f;
-	d = tf_decoder_new(m);
-	if (!d)
-		tf_die_err();
-	if (!quiet && isatty(2))
-		tf_decoder_on_progress(d, show, &shown);
 	tf_ids_open(&rd, in, strcmp(input, "-") ? input : "<stdin>");
-	for (;;) {
+	if (o.gen) {
+		// generation: every sequence through the rounds of streams.h
+		if (!quiet && isatty(2)) {
+			so.progress = show_chunk;
+			so.progress_ctx = &shown;
+		}
+		int rc = tf_run_streams(m, &rd, &o, &so);
+		unshow(&shown);
+		if (rc < 0) {
+			tf_out_abort(&out);
+			tf_die_err();
+		}
+		d = NULL;
+	} else {
+		d = tf_decoder_new(m);
+		if (!d)
+			tf_die_err();
+		if (!quiet && isatty(2))
+			tf_decoder_on_progress(d, show, &shown);
+	}
+	while (d) {
 		int rc = tf_ids_next(&rd, &s, m->c.vocab);
 		if (rc > 0) {
 			shown.index = index + 1;

@@ -29,6 +29,16 @@ usage "an unknown output format is a usage error" -o csv -s qwen3.5-9b:q4
 usage "a bad --rows list is a usage error" --rows 1,x -s qwen3.5-9b:q4
 usage "a pass of more than 64 rows is a usage error" --rows 1,65 -s qwen3.5-9b:q4
 test_expect "-h names --rows" 'tf-bench -h | grep -q -- "--rows N"'
+usage "a bad --streams list is a usage error" --streams 1,x -s qwen3.5-9b:q4
+usage "--streams 0 is a usage error" --streams 0 -s qwen3.5-9b:q4
+usage "more than 256 streams is a usage error" --streams 1,300 -s qwen3.5-9b:q4
+usage "--streams without a decode length is a usage error" --streams 1,2 -n 0 -s qwen3.5-9b:q4
+usage "an unknown device is a usage error" --device gpu -s qwen3.5-9b:q4
+usage "--synth on the CPU is a usage error" --device cpu -s qwen3.5-9b:q4
+usage "--gemv on the CPU is a usage error" --device cpu --gemv $DATA/tiny-q35
+test_expect "-h names --streams and --device" 'tf-bench -h | grep -q -- "--streams N" && tf-bench -h | grep -q -- "--device DEV"'
+test_error "--device cpu: a model that cannot be loaded is named" tf-bench "nope" \
+	tf-bench --device cpu -p 0 -n 1 -r 1 --streams 2 nope
 
 if ! tf-run --device cuda $DATA/tiny-q35 </dev/null >/dev/null 2>&1; then
 	test_error "without a GPU, tf-bench says why" tf-bench "CUDA" tf-bench -s qwen3.5-0.8b:q4

@@ -68,21 +68,22 @@ static void attn_rows(void *ctx, int64_t b, int64_t e)
 	free(p);
 }
 
-void tf_attention(tf_state *st, int layer, const float *u, int64_t n, const tf_tree_shape *sh, float *out)
+/* one sequence's rows of the pass: its new cache rows from k and v (n,
+ * Hkv, D), q/k norm and rotary, then attention over its cache into a */
+static void core(const tf_mix_part *p, int layer, float *qg, const float *k, const float *v, float *a)
 {
+	tf_state *st = p->st;
 	const tf_model *m = st->m;
 	const tf_config *c = &m->c;
 	const tf_layer *l = &m->layer[layer];
+	const tf_tree_shape *sh = p->sh;
 	int D = c->head_dim, Hq = c->heads, Hkv = c->kv_heads;
-	float *qg = tf_malloc(n * Hq * 2 * D * sizeof *qg);    /* (n, Hq, 2, D) */
-	float *k = st->k[layer] + st->pos * Hkv * D;            /* (n, Hkv, D) new cache rows */
-	float *v = st->v[layer] + st->pos * Hkv * D;            /* (n, Hkv, D) */
-	float *a = tf_malloc(n * Hq * D * sizeof *a);           /* (n, Hq, D) */
+	int64_t n = p->n;
+	float *kc = st->k[layer] + st->pos * Hkv * D;           /* (n, Hkv, D) its new cache rows */
+	float *vc = st->v[layer] + st->pos * Hkv * D;           /* (n, Hkv, D) */
 
-	// projections: query and gate interleaved per head, keys and values
-	tf_matmul(&l->q_proj, u, n, qg);
-	tf_matmul(&l->k_proj, u, n, k);
-	tf_matmul(&l->v_proj, u, n, v);
+	memcpy(kc, k, n * Hkv * D * sizeof *kc);
+	memcpy(vc, v, n * Hkv * D * sizeof *vc);
 
 	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims
 	// at the row's position (a tree node's: its depth past the context)
@@ -94,7 +95,7 @@ void tf_attention(tf_state *st, int layer, const float *u, int64_t n, const tf_t
 			tf_rope(q, c->rot_dim, pos, c->rope_theta);
 		}
 		for (int h = 0; h < Hkv; h++) {
-			float *kh = k + (t * Hkv + h) * D;
+			float *kh = kc + (t * Hkv + h) * D;
 			tf_rmsnorm(kh, kh, l->k_norm, 1, D, c->eps);
 			tf_rope(kh, c->rot_dim, pos, c->rope_theta);
 		}
@@ -103,9 +104,33 @@ void tf_attention(tf_state *st, int layer, const float *u, int64_t n, const tf_t
 	// causal attention over the cache, gated by sigmoid(gate)
 	struct attn_job j = { c, qg, st->k[layer], st->v[layer], st->pos, sh, a };
 	tf_parallel(n * Hq, attn_rows, &j);
+}
+
+void tf_attention(const tf_mix_part *p, int np, int layer, const float *u, int64_t N, float *out)
+{
+	const tf_model *m = p[0].st->m;
+	const tf_config *c = &m->c;
+	const tf_layer *l = &m->layer[layer];
+	int D = c->head_dim, Hq = c->heads, Hkv = c->kv_heads;
+	float *qg = tf_malloc(N * Hq * 2 * D * sizeof *qg);    /* (N, Hq, 2, D) */
+	float *k = tf_malloc(N * Hkv * D * sizeof *k);          /* (N, Hkv, D) new keys */
+	float *v = tf_malloc(N * Hkv * D * sizeof *v);          /* (N, Hkv, D) new values */
+	float *a = tf_malloc(N * Hq * D * sizeof *a);           /* (N, Hq, D) */
+
+	// projections over every sequence's rows: query and gate interleaved
+	// per head, keys and values
+	tf_matmul(&l->q_proj, u, N, qg);
+	tf_matmul(&l->k_proj, u, N, k);
+	tf_matmul(&l->v_proj, u, N, v);
+
+	// each sequence against its own cache
+	for (int64_t i = 0, r = 0; i < np; r += p[i++].n)
+		core(&p[i], layer, qg + r * Hq * 2 * D, k + r * Hkv * D, v + r * Hkv * D, a + r * Hq * D);
 
 	// output projection
-	tf_matmul(&l->o_proj, a, n, out);
+	tf_matmul(&l->o_proj, a, N, out);
 	free(qg);
+	free(k);
+	free(v);
 	free(a);
 }

@@ -11,11 +11,12 @@
 
 #include <stdint.h>
 
-#include "state.h"
+#include "mix.h"
 
-/* out (n, H) from the normed input u (n, H) of layer `layer`: n positions
- * after the state's, or with sh the n nodes of a tree on top of it; the
- * new keys and values go to cache rows pos to pos + n - 1 either way */
-void tf_attention(tf_state *st, int layer, const float *u, int64_t n, const tf_tree_shape *sh, float *out);
+/* out (N, H) from the normed input u (N, H) of layer `layer`, N the rows
+ * of the np sequences p (mix.h) in order: each sequence's n positions
+ * after its state's, or with sh the n nodes of a tree on top of it; its
+ * new keys and values go to its cache rows pos to pos + n - 1 either way */
+void tf_attention(const tf_mix_part *p, int np, int layer, const float *u, int64_t N, float *out);
 
 #endif

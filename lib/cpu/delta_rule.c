@@ -196,7 +196,10 @@ void tf_gdn_rule(const tf_config *c, const float *qkv, const float *beta, const 
 {
 	struct gdn_job j = { c, qkv, beta, g, S, o, n, NULL };
 
-	tf_parallel(c->lin_v_heads, use_chunks && n > 1 ? chunked : recurrent, &j);
+	/* a prompt's last piece may be a single token: it still goes the
+	 * chunked way, so a prompt fed in pieces of a multiple of 64 sums
+	 * exactly as the whole prompt in one call does */
+	tf_parallel(c->lin_v_heads, use_chunks ? chunked : recurrent, &j);
 }
 
 void tf_gdn_rule_tree(const tf_config *c, const float *qkv, const float *beta, const float *g, const float *S,

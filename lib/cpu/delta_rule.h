@@ -16,7 +16,9 @@
 
 /* n tokens: qkv (n, conv_dim) after the conv, q and k normalized; beta, g
  * (n, Hv); the state S (Hv, Dk, Dv) updated; o (n, Hv, Dv). chunked: in
- * chunks of 64, the same up to float rounding */
+ * chunks of 64 from the first token (even a single one), the same up to
+ * float rounding; calls of a multiple of 64 tokens each, then the rest,
+ * give the bits of one call over them all */
 void tf_gdn_rule(const tf_config *c, const float *qkv, const float *beta, const float *g, float *S, int64_t n,
 		 float *o, int chunked);
 /* the same, token by token, over the n nodes of a tree (qkv, beta, g and o

@@ -63,63 +63,71 @@ static void l2norm(float *x, int d, float scale)
 		x[i] *= inv;
 }
 
-void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, const tf_tree_shape *sh, float *out,
-		 int use_chunks)
+void tf_deltanet(const tf_mix_part *p, int np, int layer, const float *u, int64_t N, float *out)
 {
-	const tf_model *m = st->m;
+	const tf_model *m = p[0].st->m;
 	const tf_config *c = &m->c;
 	const tf_layer *l = &m->layer[layer];
 	int Dk = c->lin_k_dim, Dv = c->lin_v_dim, Hk = c->lin_k_heads, Hv = c->lin_v_heads;
 	int64_t C = m->conv_dim, kd = (int64_t)Hk * Dk, vd = (int64_t)Hv * Dv;
-	float *mq = tf_malloc(n * C * sizeof *mq);      /* (n, conv_dim) projections before the conv */
-	float *qkv = tf_malloc(n * C * sizeof *qkv);    /* (n, conv_dim) after conv and SiLU */
-	float *z = tf_malloc(n * vd * sizeof *z);       /* (n, Hv, Dv) output gate */
-	float *beta = tf_malloc(n * Hv * sizeof *beta); /* (n, Hv) */
-	float *g = tf_malloc(n * Hv * sizeof *g);       /* (n, Hv) */
-	float *o = tf_malloc(n * vd * sizeof *o);       /* (n, Hv, Dv) */
+	float *mq = tf_malloc(N * C * sizeof *mq);      /* (N, conv_dim) projections before the conv */
+	float *qkv = tf_malloc(N * C * sizeof *qkv);    /* (N, conv_dim) after conv and SiLU */
+	float *z = tf_malloc(N * vd * sizeof *z);       /* (N, Hv, Dv) output gate */
+	float *beta = tf_malloc(N * Hv * sizeof *beta); /* (N, Hv) */
+	float *g = tf_malloc(N * Hv * sizeof *g);       /* (N, Hv) */
+	float *o = tf_malloc(N * vd * sizeof *o);       /* (N, Hv, Dv) */
 
-	// projections
-	tf_matmul(&l->in_qkv, u, n, mq);
-	tf_matmul(&l->in_z, u, n, z);
-	tf_matmul(&l->in_b, u, n, beta);
-	tf_matmul(&l->in_a, u, n, g);
+	// projections over every sequence's rows
+	tf_matmul(&l->in_qkv, u, N, mq);
+	tf_matmul(&l->in_z, u, N, z);
+	tf_matmul(&l->in_b, u, N, beta);
+	tf_matmul(&l->in_a, u, N, g);
 
-	// causal conv with SiLU over q, k and v channels (a tree's nodes along
-	// their branches, their inputs kept for the commit)
-	if (sh) {
-		tree_conv(l->conv, st->conv[layer], mq, sh, C, c->conv_k, qkv);
-		memcpy(st->tree.mq[layer], mq, n * C * sizeof *mq);
-	} else {
-		causal_conv(l->conv, st->conv[layer], mq, n, C, c->conv_k, qkv);
+	// causal conv with SiLU over q, k and v channels, each sequence over
+	// its own conv tail (a tree's nodes along their branches, their inputs
+	// kept for the commit)
+	for (int64_t i = 0, r = 0; i < np; r += p[i++].n) {
+		tf_state *st = p[i].st;
+		if (p[i].sh) {
+			tree_conv(l->conv, st->conv[layer], mq + r * C, p[i].sh, C, c->conv_k, qkv + r * C);
+			memcpy(st->tree.mq[layer], mq + r * C, p[i].n * C * sizeof *mq);
+		} else {
+			causal_conv(l->conv, st->conv[layer], mq + r * C, p[i].n, C, c->conv_k, qkv + r * C);
+		}
 	}
 
 	// L2-normalized q (scaled by 1/sqrt(Dk)) and k, per key head
-	for (int64_t t = 0; t < n; t++)
+	for (int64_t t = 0; t < N; t++)
 		for (int h = 0; h < Hk; h++) {
 			l2norm(qkv + t * C + h * Dk, Dk, 1.0f / sqrtf((float)Dk));
 			l2norm(qkv + t * C + kd + h * Dk, Dk, 1.0f);
 		}
 
 	// beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias)
-	for (int64_t t = 0; t < n; t++)
+	for (int64_t t = 0; t < N; t++)
 		for (int h = 0; h < Hv; h++) {
 			beta[t * Hv + h] = tf_sigmoid(beta[t * Hv + h]);
 			g[t * Hv + h] = -expf(l->A_log[h]) * tf_softplus(g[t * Hv + h] + l->dt_bias[h]);
 		}
 
-	// the delta rule per value head (a tree's nodes each from its parent's
-	// state, what the commit replays kept)
-	if (sh) {
-		tf_gdn_rule_tree(c, qkv, beta, g, st->S[layer], sh, o);
-		memcpy(st->tree.qkv[layer], qkv, n * C * sizeof *qkv);
-		memcpy(st->tree.beta[layer], beta, n * Hv * sizeof *beta);
-		memcpy(st->tree.g[layer], g, n * Hv * sizeof *g);
-	} else {
-		tf_gdn_rule(c, qkv, beta, g, st->S[layer], n, o, use_chunks);
+	// the delta rule per value head, each sequence on its own state (a
+	// tree's nodes each from its parent's state, what the commit replays
+	// kept)
+	for (int64_t i = 0, r = 0; i < np; r += p[i++].n) {
+		tf_state *st = p[i].st;
+		int64_t n = p[i].n;
+		if (p[i].sh) {
+			tf_gdn_rule_tree(c, qkv + r * C, beta + r * Hv, g + r * Hv, st->S[layer], p[i].sh, o + r * vd);
+			memcpy(st->tree.qkv[layer], qkv + r * C, n * C * sizeof *qkv);
+			memcpy(st->tree.beta[layer], beta + r * Hv, n * Hv * sizeof *beta);
+			memcpy(st->tree.g[layer], g + r * Hv, n * Hv * sizeof *g);
+		} else {
+			tf_gdn_rule(c, qkv + r * C, beta + r * Hv, g + r * Hv, st->S[layer], n, o + r * vd, p[i].chunked);
+		}
 	}
 
 	// gated RMSNorm: norm(o) * w * silu(z), per value head
-	for (int64_t t = 0; t < n; t++)
+	for (int64_t t = 0; t < N; t++)
 		for (int h = 0; h < Hv; h++) {
 			float *oh = o + (t * Hv + h) * Dv;
 			const float *zh = z + (t * Hv + h) * Dv;
@@ -129,6 +137,6 @@ void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, const tf_tr
 		}
 
 	// output projection
-	tf_matmul(&l->out_proj, o, n, out);
+	tf_matmul(&l->out_proj, o, N, out);
 	free(mq); free(qkv); free(z); free(beta); free(g); free(o);
 }

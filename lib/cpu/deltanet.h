@@ -11,13 +11,13 @@
 
 #include <stdint.h>
 
-#include "state.h"
+#include "mix.h"
 
-/* out (n, H) from the normed input u (n, H) of layer `layer`: n positions
- * after the state's, which they extend (chunked: the delta rule in chunks
+/* out (N, H) from the normed input u (N, H) of layer `layer`, N the rows
+ * of the np sequences p (mix.h) in order: each sequence's n positions
+ * after its state's, which they extend (chunked: the delta rule in chunks
  * of 64), or with sh the n nodes of a tree on top of it, which leave the
  * state as it was and what a commit needs in st->tree */
-void tf_deltanet(tf_state *st, int layer, const float *u, int64_t n, const tf_tree_shape *sh, float *out,
-		 int chunked);
+void tf_deltanet(const tf_mix_part *p, int np, int layer, const float *u, int64_t N, float *out);
 
 #endif

@@ -15,6 +15,16 @@
 #include "model/tree.h"
 #include "state.h"
 
+/* one sequence's share of a pass over several (tf_forward_multi) */
+typedef struct {
+	tf_state *st;
+	const int32_t *ids;     /* (n) in [0, V); n 0: the sequence sits the pass out */
+	int64_t n;
+	int flags;              /* TF_FWD_LAST, TF_FWD_CHUNKED, for this sequence alone */
+	tf_logits_fn fn;        /* its logits, rows counted from its first id; NULL for none */
+	void *ctx;
+} tf_fwd_part;
+
 /* ids (n) in [0, V); logits (n, V), or (1, V) with TF_FWD_LAST, or NULL */
 int tf_forward(tf_state *st, const int32_t *ids, int64_t n, float *logits, int flags);
 /* as tf_forward, handing the logits over in blocks of at most 64 rows so a
@@ -22,6 +32,13 @@ int tf_forward(tf_state *st, const int32_t *ids, int64_t n, float *logits, int f
  * each layer, with pr (or NULL) */
 int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx,
 		    const tf_pass_progress *pr);
+
+/* the np sequences p (distinct states of one model) in one pass: each
+ * weight read once for all their rows (a decode round of many streams,
+ * prompt chunks among them), each sequence's logits bit-identical to a
+ * tf_forward_each of its own ids with its own flags; told after each
+ * layer, with pr (or NULL) */
+int tf_forward_multi(const tf_fwd_part *p, int np, const tf_pass_progress *pr);
 
 /* the nodes of tree t on top of the state in one pass, their logits (n, V)
  * to fn in node order: each node's row bit-identical to a step along its

@@ -51,21 +51,45 @@ void tf_state_reset(tf_state *st)
 		}
 }
 
-void tf_state_reserve(tf_state *st, int64_t n)
+static void grow(tf_state *st, int64_t cap)
 {
 	const tf_model *m = st->m;
-	int64_t need = st->pos + n, cap = st->cap ? st->cap : 64;
 
-	if (need <= st->cap)
-		return;
-	while (cap < need)
-		cap *= 2;
 	for (int i = 0; i < m->c.layers; i++)
 		if (m->c.full[i]) {
 			st->k[i] = tf_realloc(st->k[i], cap * kv_row(m) * sizeof(float));
 			st->v[i] = tf_realloc(st->v[i], cap * kv_row(m) * sizeof(float));
 		}
 	st->cap = cap;
+}
+
+void tf_state_reserve(tf_state *st, int64_t n)
+{
+	int64_t need = st->pos + n, cap = st->cap ? st->cap : 64;
+
+	if (need <= st->cap)
+		return;
+	while (cap < need)
+		cap *= 2;
+	grow(st, cap);
+}
+
+void tf_state_reserve_total(tf_state *st, int64_t positions)
+{
+	if (positions > st->cap)
+		grow(st, positions);
+}
+
+uint64_t tf_state_bytes(const tf_model *m, int64_t positions)
+{
+	uint64_t b = 0;
+
+	for (int i = 0; i < m->c.layers; i++)
+		if (m->c.full[i])
+			b += 2 * sizeof(float) * (uint64_t)positions * kv_row(m);
+		else
+			b += sizeof(float) * (uint64_t)(conv_size(m) + s_size(m));
+	return b;
 }
 
 void tf_state_copy(tf_state *dst, const tf_state *src)

@@ -40,6 +40,13 @@ tf_state *tf_state_new(const tf_model *m);
 void tf_state_reset(tf_state *st);
 /* makes room for n more positions */
 void tf_state_reserve(tf_state *st, int64_t n);
+/* makes room for positions in all, exactly (no doubling): a sequence whose
+ * length is known up front takes the bytes tf_state_bytes counts */
+void tf_state_reserve_total(tf_state *st, int64_t positions);
+/* the bytes of a sequence of m holding `positions`: the keys and values of
+ * its full-attention layers, the conv tails and recurrent states of its
+ * Gated DeltaNet layers */
+uint64_t tf_state_bytes(const tf_model *m, int64_t positions);
 /* readies st->tree for a pass of n nodes of shape sh (which it takes over) */
 void tf_state_tree_begin(tf_state *st, tf_tree_shape *sh);
 /* drops the last tree pass: the state is what it was before it, bit for bit */

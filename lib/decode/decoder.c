@@ -7,16 +7,9 @@
 #include "cpu/forward.h"
 #include "cpu/state.h"
 #include "decoder.h"
+#include "decoder_impl.h"
 #include "gpu/gpu.h"
 
-struct tf_decoder {
-	const tf_model *m;
-	int64_t pos;            /* positions the sequence holds */
-	tf_state *cpu;          /* the CPU reference's state, or */
-	tf_gpu_seq *gpu;        /* the GPU's, when the model's weights are there */
-	float *logits;          /* (V) a step's logits when the host draws */
-	tf_pass_progress progress;      /* told how far a prompt pass is */
-};
 
 int tf_decoder_attach(tf_model *m, const char *device)
 {
@@ -85,6 +78,22 @@ const tf_model *tf_decoder_model(const tf_decoder *d)
 int64_t tf_decoder_pos(const tf_decoder *d)
 {
 	return d->pos;
+}
+
+int tf_decoder_on_gpu(const tf_decoder *d)
+{
+	return d->gpu != NULL;
+}
+
+uint64_t tf_decoder_cache_bytes(const tf_model *m, int64_t positions)
+{
+	return tf_state_bytes(m, positions);
+}
+
+void tf_decoder_reserve(tf_decoder *d, int64_t positions)
+{
+	if (d->cpu)
+		tf_state_reserve_total(d->cpu, positions);
 }
 
 void tf_decoder_on_progress(tf_decoder *d, void (*fn)(void *ctx, int64_t done, int64_t total), void *ctx)

@@ -41,6 +41,16 @@ void tf_decoder_free(tf_decoder *d);
 const tf_model *tf_decoder_model(const tf_decoder *d);
 /* positions the sequence holds */
 int64_t tf_decoder_pos(const tf_decoder *d);
+/* whether the sequence lives on the GPU */
+int tf_decoder_on_gpu(const tf_decoder *d);
+/* the cache bytes a sequence of m takes at `positions`: keys and values
+ * of the full-attention layers, conv tails and fp32 recurrent states of
+ * the Gated DeltaNet layers (cpu/state.h); what the CPU allocates after
+ * tf_decoder_reserve */
+uint64_t tf_decoder_cache_bytes(const tf_model *m, int64_t positions);
+/* room for `positions` in all, taken at once and exactly on the CPU (the
+ * GPU's caches grow as they do) */
+void tf_decoder_reserve(tf_decoder *d, int64_t positions);
 
 /* fn(ctx, done, total) is told how far each prompt pass (TF_FWD_CHUNKED)
  * is, done of total units of work, as each ends; fn NULL for none */

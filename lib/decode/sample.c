@@ -26,6 +26,18 @@ static double uniform(tf_sampler *s)
 	return (z >> 11) * (1.0 / 9007199254740992.0);
 }
 
+static uint64_t fmix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t tf_sample_seed(uint64_t seed, uint64_t index)
+{
+	return fmix(fmix(seed) + (index + 1) * 0x9e3779b97f4a7c15ull);
+}
+
 double tf_sample_uniform(tf_sampler *s)
 {
 	return uniform(s);

@@ -11,6 +11,12 @@ typedef struct {
 	uint64_t rng;           /* splitmix64 state, from --seed */
 } tf_sampler;
 
+/* the sampler state of sequence `index` (from 0) of a run seeded with
+ * seed: splitmix64's finalizer over both, so that sequences of one seed,
+ * identical prompts among them, draw apart, and a sequence draws the same
+ * whatever runs beside it */
+uint64_t tf_sample_seed(uint64_t seed, uint64_t index);
+
 int tf_argmax(const float *logits, int64_t V);
 int tf_sample(tf_sampler *s, const float *logits, int64_t V);
 /* whether s cuts the vocabulary before its draw (top-k below V or top-p

@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "bench.h"
 #include "decode/decoder.h"
+#include "decode/round.h"
 #include "gpu/gpu.h"
 #include "model/geometry.h"
 
@@ -138,46 +139,58 @@ static uint64_t wbytes(const tf_weight *w)
 	return tf_weight_bytes(w);
 }
 
-uint64_t tf_bench_token_bytes(const tf_model *m, int64_t pos)
+uint64_t tf_bench_weight_bytes(const tf_model *m)
 {
 	const tf_config *c = &m->c;
-	uint64_t b = wbytes(&m->head) + wbytes(&m->embed) / c->vocab;
+	uint64_t b = wbytes(&m->embed) + (m->head.data == m->embed.data ? 0 : wbytes(&m->head));
 
 	for (int i = 0; i < c->layers; i++) {
 		const tf_layer *l = &m->layer[i];
 		b += wbytes(&l->gate) + wbytes(&l->up) + wbytes(&l->down);
 		if (l->full)
-			b += wbytes(&l->q_proj) + wbytes(&l->k_proj) + wbytes(&l->v_proj) + wbytes(&l->o_proj) +
-			     2 * 4ull * (pos + 1) * c->kv_heads * c->head_dim;
+			b += wbytes(&l->q_proj) + wbytes(&l->k_proj) + wbytes(&l->v_proj) + wbytes(&l->o_proj);
 		else
 			b += wbytes(&l->in_qkv) + wbytes(&l->in_z) + wbytes(&l->in_b) + wbytes(&l->in_a) +
-			     wbytes(&l->out_proj) +
-			     2 * 4ull * ((uint64_t)c->lin_v_heads * c->lin_k_dim * c->lin_v_dim +
-					 (uint64_t)(c->conv_k - 1) * m->conv_dim);
+			     wbytes(&l->out_proj);
 	}
 	return b;
 }
 
-#ifndef TF_CUDA
-
-#ifndef TF_NO_CUDA_WHY
-#define TF_NO_CUDA_WHY "it was built without nvcc"
-#endif
-
-int tf_bench_start(char *name, size_t len, int *sms, uint64_t *mem)
+/* what one step of a sequence at position pos reads and writes of its own:
+ * its recurrent and conv states (read and written), its KV caches */
+static uint64_t state_bytes(const tf_model *m, int64_t pos)
 {
-	return tf_err("this build has no CUDA support: " TF_NO_CUDA_WHY);
-}
-double tf_bench_copy_bw(void) { return 0; }
-int tf_bench_pp(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
-int tf_bench_tg(tf_model *m, int n, int depth, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
-int tf_bench_gemv(tf_model *m, int rows, int reps, tf_bench_rate *r, uint64_t *bytes)
-{
-	return tf_err("built without CUDA");
-}
-int tf_bench_rows(tf_model *m, int n, int reps, tf_bench_rate *r) { return tf_err("built without CUDA"); }
+	const tf_config *c = &m->c;
+	uint64_t b = 0;
 
-#else
+	for (int i = 0; i < c->layers; i++)
+		if (c->full[i])
+			b += 2 * 4ull * (pos + 1) * c->kv_heads * c->head_dim;
+		else
+			b += 2 * 4ull * ((uint64_t)c->lin_v_heads * c->lin_k_dim * c->lin_v_dim +
+					 (uint64_t)(c->conv_k - 1) * m->conv_dim);
+	return b;
+}
+
+/* the weights a step reads: every matrix, one embedding row */
+static uint64_t step_weight_bytes(const tf_model *m)
+{
+	return tf_bench_weight_bytes(m) - (m->head.data == m->embed.data ? 0 : wbytes(&m->embed)) +
+	       wbytes(&m->embed) / m->c.vocab;
+}
+
+uint64_t tf_bench_token_bytes(const tf_model *m, int64_t pos)
+{
+	return step_weight_bytes(m) + state_bytes(m, pos);
+}
+
+uint64_t tf_bench_round_bytes(const tf_model *m, int streams, int64_t pos)
+{
+	/* the matrices once for all streams; an embedding row, the states and
+	 * the caches of each */
+	return step_weight_bytes(m) + (uint64_t)(streams - 1) * (wbytes(&m->embed) / m->c.vocab) +
+	       (uint64_t)streams * state_bytes(m, pos);
+}
 
 static double now(void)
 {
@@ -199,6 +212,24 @@ static void stats(const double *v, int n, tf_bench_rate *r)
 	r->sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
 	r->reps = n;
 }
+
+#ifndef TF_CUDA
+
+#ifndef TF_NO_CUDA_WHY
+#define TF_NO_CUDA_WHY "it was built without nvcc"
+#endif
+
+int tf_bench_start(char *name, size_t len, int *sms, uint64_t *mem)
+{
+	return tf_err("this build has no CUDA support: " TF_NO_CUDA_WHY);
+}
+double tf_bench_copy_bw(void) { return 0; }
+int tf_bench_gemv(tf_model *m, int rows, int reps, tf_bench_rate *r, uint64_t *bytes)
+{
+	return tf_err("built without CUDA");
+}
+
+#else
 
 int tf_bench_start(char *name, size_t len, int *sms, uint64_t *mem)
 {
@@ -246,6 +277,32 @@ out:
 	tf_cuda_free(b);
 	return best;
 }
+
+int tf_bench_gemv(tf_model *m, int rows, int reps, tf_bench_rate *r, uint64_t *bytes)
+{
+	tf_gpu_seq *g = tf_gpu_seq_new(m);
+	double *v = tf_malloc(reps * sizeof *v), ms;
+	int rc = -1;
+
+	if (!g)
+		goto out;
+	for (int i = 0; i < reps; i++) {
+		if (tf_gpu_gemv_sweep(g, rows, 20, &ms, bytes) < 0)
+			goto out;
+		v[i] = 1e3 / ms;
+	}
+	stats(v, reps, r);
+	rc = 0;
+out:
+	tf_gpu_seq_free(g);
+	free(v);
+	return rc;
+}
+
+#endif
+
+/* -----------------------------------------------------------------------
+ * timed runs through the decoder, on the CPU or the GPU */
 
 /* ids the benchmarks feed: fixed pseudo-random tokens */
 static int32_t *bench_ids(const tf_model *m, int n)
@@ -356,25 +413,44 @@ out:
 	return rc;
 }
 
-int tf_bench_gemv(tf_model *m, int rows, int reps, tf_bench_rate *r, uint64_t *bytes)
+
+int tf_bench_streams(tf_model *m, int streams, int n, int depth, int reps, tf_bench_rate *r)
 {
-	tf_gpu_seq *g = tf_gpu_seq_new(m);
-	double *v = tf_malloc(reps * sizeof *v), ms;
+	tf_decoder **d = tf_calloc(streams, sizeof *d);                 /* (streams) */
+	tf_round_part *p = tf_malloc(streams * sizeof *p);              /* (streams) */
+	int32_t *ids = bench_ids(m, (depth ? depth : 1) + n + streams); /* each stream its own offset */
+	double *v = tf_malloc((reps + 1) * sizeof *v);
 	int rc = -1;
 
-	if (!g)
-		goto out;
-	for (int i = 0; i < reps; i++) {
-		if (tf_gpu_gemv_sweep(g, rows, 20, &ms, bytes) < 0)
+	for (int s = 0; s < streams; s++)
+		if (!(d[s] = tf_decoder_new(m)))
 			goto out;
-		v[i] = 1e3 / ms;
+	for (int i = 0; i <= reps; i++) {
+		/* every stream after its own prompt of depth ids (one id for 0),
+		 * untimed; then n rounds of one step for each */
+		for (int s = 0; s < streams; s++) {
+			tf_decoder_reset(d[s]);
+			if (tf_decoder_forward_each(d[s], ids + s, depth ? depth : 1, TF_FWD_LAST | TF_FWD_CHUNKED,
+						    keep_none, NULL) < 0)
+				goto out;
+		}
+		double t0 = now();
+		for (int k = 0; k < n; k++) {
+			for (int s = 0; s < streams; s++)
+				p[s] = (tf_round_part){ d[s], ids + (depth ? depth : 1) + k + s, 1, 0, keep_none, NULL };
+			if (tf_decoder_round(p, streams) < 0)
+				goto out;
+		}
+		v[i] = (double)n * streams / (now() - t0);
 	}
-	stats(v, reps, r);
+	stats(v + 1, reps, r);
 	rc = 0;
 out:
-	tf_gpu_seq_free(g);
+	for (int s = 0; s < streams; s++)
+		tf_decoder_free(d[s]);
+	free(d);
+	free(p);
+	free(ids);
 	free(v);
 	return rc;
 }
-
-#endif

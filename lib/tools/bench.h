@@ -1,10 +1,13 @@
 /*
  * bench.h: what tf-bench measures. Prompt speed (ppN: N tokens in one
- * prompt pass from an empty state) and decode speed (tgN: N tokens one step
- * at a time, the next id drawn on the device), llama-bench style, with the
+ * prompt pass from an empty state), decode speed (tgN: N tokens one step
+ * at a time, the next id drawn on the device) and decode speed of many
+ * streams in shared rounds (decode/round.h), llama-bench style, with the
  * bytes each decoded token reads and the device's measured copy bandwidth:
  * decode is memory-bound, so tok/s x bytes/token over that bandwidth is the
- * share of the roofline reached.
+ * share of the roofline reached. Everything but the device's start, its
+ * bandwidth and the gemv sweep runs on the CPU too, with the model left
+ * there.
  */
 #ifndef TF_BENCH_H
 #define TF_BENCH_H
@@ -29,6 +32,13 @@ int tf_bench_start(char *name, size_t len, int *sms, uint64_t *mem);
 /* device-to-device copy bandwidth in bytes/s, read plus written */
 double tf_bench_copy_bw(void);
 
+/* bytes of all the model's weights */
+uint64_t tf_bench_weight_bytes(const tf_model *m);
+/* bytes a round of one step for each of `streams` sequences at position
+ * pos reads: the weights once, an embedding row, the states and the KV
+ * caches of each */
+uint64_t tf_bench_round_bytes(const tf_model *m, int streams, int64_t pos);
+
 /* bytes a decode step at position pos reads: the weights (one embedding
  * row), the recurrent and conv states (read and written), the KV caches */
 uint64_t tf_bench_token_bytes(const tf_model *m, int64_t pos);
@@ -46,6 +56,10 @@ int tf_bench_tg(tf_model *m, int n, int depth, int reps, tf_bench_rate *r);
  * last row's logits: what tf-run --window N --last runs), each after as
  * many of its own; r holds milliseconds a pass, not a rate */
 int tf_bench_rows(tf_model *m, int n, int reps, tf_bench_rate *r);
+/* streams sequences, each after a prompt of depth ids (untimed; 1 id for
+ * 0), then n rounds of a decode step for each (tf_decoder_round): r in
+ * tokens a second of all streams together */
+int tf_bench_streams(tf_model *m, int streams, int n, int depth, int reps, tf_bench_rate *r);
 /* the decode products of rows (1 to 16) tokens alone (tf_gpu_gemv_sweep),
  * as sweeps/s; bytes a sweep reads */
 int tf_bench_gemv(tf_model *m, int rows, int reps, tf_bench_rate *r, uint64_t *bytes);

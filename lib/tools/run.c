@@ -1,4 +1,4 @@
-/* run.c: scoring and generating one sequence */
+/* run.c: scoring one sequence */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,80 +86,12 @@ static int score(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *
 	return 0;
 }
 
-/* where generated ids go: written one by one, up to an end id */
-struct gen_out {
-	const tf_run_opts *o;
-	const tf_config *c;
-	long written;
-	int ended;              /* an end id came (not written) */
-};
-
-/* writes id unless it ends the sequence */
-static int put_id(void *ctx, int32_t id)
-{
-	struct gen_out *w = ctx;
-	const tf_run_opts *o = w->o;
-
-	if (w->ended || (!o->ignore_eos && tf_config_is_eos(w->c, id))) {
-		w->ended = 1;
-		return 0;
-	}
-	fprintf(o->f, o->stream ? "%d " : w->written ? " %d" : "%d", id);
-	w->written++;
-	if (o->stream && fflush(o->f))
-		return tf_err("write error:");
-	return 0;
-}
-
-/*
- * The prompt, then decode steps in runs of up to TF_STEPS_MAX (on the GPU
- * a launch each, the ids drawn on the device): a run ends after an end id
- * as this loop does, so the sequence takes exactly the ids written, and
- * with --stream each id is written as its step draws it.
- */
-static int generate(tf_decoder *d, const tf_seq *s, const tf_run_opts *o)
-{
-	const tf_config *c = &tf_decoder_model(d)->c;
-	float *logits = tf_malloc(c->vocab * sizeof *logits);
-	tf_sampler smp = o->sampler;
-	struct gen_out w = { o, c, 0, 0 };
-	int32_t ahead[TF_STEPS_MAX], id;
-	int rc = 0;
-
-	if (o->step) {
-		for (size_t t = 0; t < s->n && !rc; t++)
-			rc = tf_decoder_forward(d, s->ids + t, 1, t + 1 == s->n ? logits : NULL, 0);
-	} else {
-		rc = tf_decoder_forward(d, s->ids, s->n, logits, TF_FWD_LAST | TF_FWD_CHUNKED);
-	}
-	if (!rc) {
-		id = tf_sample(&smp, logits, c->vocab);
-		rc = put_id(&w, id);
-	}
-	while (!rc && !w.ended && w.written < o->gen) {
-		long left = o->gen - w.written;
-		int n = left < TF_STEPS_MAX ? (int)left : TF_STEPS_MAX, got;
-
-		rc = tf_decoder_generate(d, id, &smp, n, !o->ignore_eos, o->stream ? put_id : NULL, &w, ahead, &got);
-		for (int k = 0; k < got && !rc && !o->stream; k++)
-			rc = put_id(&w, ahead[k]);
-		if (got)
-			id = ahead[got - 1];
-	}
-	free(logits);
-	if (!rc && (fputc('\n', o->f) == EOF || (o->stream && fflush(o->f)) || ferror(o->f)))
-		rc = tf_err("write error:");
-	return rc;
-}
-
 int tf_run_seq(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *o)
 {
 	tf_decoder_reset(d);
-	/* an empty line still gets its line (or its empty record), so that
-	 * the outputs of a pipeline stay in step with its inputs */
-	if (!s->n && o->gen > 0)
-		return fputc('\n', o->f) == EOF || ferror(o->f) ? tf_err("write error:") : 0;
+	/* an empty line still gets its empty record, so that the outputs of
+	 * a pipeline stay in step with its inputs */
 	if (!s->n)
 		return begin_record(o, 0, tf_decoder_model(d)->c.vocab, index, 0);
-	return o->gen > 0 ? generate(d, s, o) : score(d, s, index, o);
+	return score(d, s, index, o);
 }

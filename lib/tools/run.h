@@ -1,6 +1,7 @@
 /*
  * run.h: what tf-run does with one sequence: score it (logits of every
- * position, or of the last) or continue it (generate ids).
+ * position, or of the last). Generation (-n) runs many sequences at once
+ * (streams.h).
  */
 #ifndef TF_RUN_H
 #define TF_RUN_H
@@ -19,7 +20,7 @@ typedef struct {
 	int out;                /* TF_OUT_*: how logits are written */
 	int last;               /* only the last row of each sequence */
 	int text_k;             /* TF_OUT_TEXT: top ids per row */
-	long gen;               /* > 0: generate this many ids instead of logits */
+	long gen;               /* > 0: generate this many ids instead of logits (streams.h) */
 	int ignore_eos;
 	int stream;             /* write each generated id as it is made */
 	tf_sampler sampler;
@@ -30,7 +31,7 @@ typedef struct {
  * its k largest, the smaller id first among equals */
 int tf_write_top(FILE *f, const float *row, int64_t V, int k, int64_t label);
 
-/* runs sequence number `index` from an empty state; -1 with a message */
+/* scores sequence number `index` from an empty state; -1 with a message */
 int tf_run_seq(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *o);
 
 #endif

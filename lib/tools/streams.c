@@ -1,0 +1,272 @@
+/* streams.c: many sequences generated in shared rounds (streams.h) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "decode/round.h"
+#include "streams.h"
+
+/* one input line, from when it is read until its output line is written */
+struct stream {
+	long index;             /* its sequence number, from 0 */
+	tf_seq s;               /* its prompt */
+	int64_t fed;            /* prompt ids fed */
+	tf_decoder *d;          /* while in flight; NULL before and after */
+	tf_sampler smp;         /* its own draws */
+	int32_t next;           /* the id to feed next */
+	long drawn;             /* ids written */
+	int done;               /* its line is complete */
+	uint64_t bytes;         /* its cache's bytes, counted against the budget */
+	char *text;             /* (len) its output line so far, without the newline */
+	size_t len, cap, shown; /* shown: bytes of text already written */
+};
+
+struct run {
+	const tf_model *m;
+	const tf_run_opts *o;
+	const tf_streams_opts *so;
+	struct stream **q;      /* (nq) the lines not yet written, in input order */
+	int nq, qcap;
+	int live;               /* streams in flight */
+	uint64_t used;          /* their cache bytes */
+};
+
+static void append(struct stream *x, const char *p, size_t n)
+{
+	if (x->len + n > x->cap) {
+		x->cap = (x->len + n) * 2 + 64;
+		x->text = tf_realloc(x->text, x->cap);
+	}
+	memcpy(x->text + x->len, p, n);
+	x->len += n;
+}
+
+/* the stream ends when it has its ids or drew an end id (not written) */
+static void put_id(struct run *r, struct stream *x, int32_t id)
+{
+	const tf_run_opts *o = r->o;
+	char buf[24];
+
+	if (!o->ignore_eos && tf_config_is_eos(&r->m->c, id)) {
+		x->done = 1;
+		return;
+	}
+	append(x, buf, snprintf(buf, sizeof buf, o->stream ? "%d " : x->drawn ? " %d" : "%d", id));
+	x->next = id;
+	if (++x->drawn >= o->gen)
+		x->done = 1;
+}
+
+struct taken {
+	struct run *r;
+	struct stream *x;
+};
+
+/* a round's logits row of a stream (the last prompt row, or a step's):
+ * its next id */
+static int take(void *ctx, int64_t row0, int64_t rows, const float *logits)
+{
+	struct taken *t = ctx;
+
+	put_id(t->r, t->x, tf_sample(&t->x->smp, logits, t->r->m->c.vocab));
+	return 0;
+}
+
+/* writes what may be written, in input order: the finished lines at the
+ * head of the queue, and with --stream the ids so far of the first line
+ * not finished (the one stream written live) */
+static int flush(struct run *r)
+{
+	FILE *f = r->o->f;
+	int k = 0;
+
+	for (; k < r->nq; k++) {
+		struct stream *x = r->q[k];
+		if (x->done || r->o->stream) {
+			fwrite(x->text + x->shown, 1, x->len - x->shown, f);
+			x->shown = x->len;
+		}
+		if (!x->done)
+			break;
+		fputc('\n', f);
+		tf_seq_free(&x->s);
+		free(x->text);
+		free(x);
+	}
+	memmove(r->q, r->q + k, (r->nq - k) * sizeof *r->q);
+	r->nq -= k;
+	if ((r->o->stream && fflush(f)) || ferror(f))
+		return tf_err("write error:");
+	return 0;
+}
+
+/* b as the messages show it: KiB below a MiB, MiB above */
+static const char *size(uint64_t b, char buf[32])
+{
+	if (b < 1024 * 1024)
+		snprintf(buf, 32, "%.1f KiB", b / 1024.0);
+	else
+		snprintf(buf, 32, "%.1f MiB", b / (1024.0 * 1024.0));
+	return buf;
+}
+
+/* the budget's verdict on x: 1 admitted, 0 wait, -1 never (an error) */
+static int admit(struct run *r, struct stream *x)
+{
+	const tf_model *m = r->m;
+	uint64_t budget = r->so->budget;
+	int64_t positions = (int64_t)x->s.n + r->o->gen;
+
+	x->bytes = tf_decoder_cache_bytes(m, positions);
+	if (budget && x->bytes > budget) {
+		/* what a budget this size holds: the fixed part (states) plus
+		 * a KV row set per position */
+		uint64_t fixed = tf_decoder_cache_bytes(m, 0), per = tf_decoder_cache_bytes(m, 1) - fixed;
+		int64_t fits = budget > fixed && per ? (int64_t)((budget - fixed) / per) - r->o->gen : -1;
+		char need[32], has[32];
+		if (fits < 1)
+			return tf_err("sequence %ld needs %s of cache, the budget is %s "
+				      "(it holds no prompt with -n %ld)",
+				      x->index + 1, size(x->bytes, need), size(budget, has), r->o->gen);
+		return tf_err("sequence %ld needs %s of cache, the budget is %s "
+			      "(it holds a prompt of at most %lld ids with -n %ld)",
+			      x->index + 1, size(x->bytes, need), size(budget, has), (long long)fits, r->o->gen);
+	}
+	if (budget && r->used + x->bytes > budget)
+		return 0;
+	if (!(x->d = tf_decoder_new(m)))
+		return -1;
+	tf_decoder_reserve(x->d, positions);
+	r->used += x->bytes;
+	r->live++;
+	return 1;
+}
+
+/* reads lines and admits them while there is room: 0, or 1 at the end
+ * of the input, -1 on an error */
+static int take_in(struct run *r, tf_ids_reader *rd, long *index, int *eof)
+{
+	while (r->live < r->so->parallel) {
+		struct stream *x = r->nq ? r->q[r->nq - 1] : NULL;
+		/* the last line read waits for room, or a new one is read */
+		if (!x || x->done || x->d || x->fed) {
+			if (*eof)
+				return 0;
+			x = tf_calloc(1, sizeof *x);
+			int rc = tf_ids_next(rd, &x->s, r->m->c.vocab);
+			if (rc <= 0) {
+				tf_seq_free(&x->s);
+				free(x);
+				*eof = 1;
+				return rc;
+			}
+			x->index = (*index)++;
+			x->smp = r->o->sampler;
+			x->smp.rng = tf_sample_seed(r->o->sampler.rng, x->index);
+			if (r->nq == r->qcap)
+				r->q = tf_realloc(r->q, (r->qcap = 2 * r->qcap + 8) * sizeof *r->q);
+			r->q[r->nq++] = x;
+			/* an empty line gets its empty line, in its place */
+			if (!x->s.n) {
+				x->done = 1;
+				continue;
+			}
+		}
+		int rc = admit(r, x);
+		if (rc <= 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* the streams that finished this round leave their slots and caches */
+static void retire(struct run *r)
+{
+	for (int k = 0; k < r->nq; k++) {
+		struct stream *x = r->q[k];
+		if (x->done && x->d) {
+			tf_decoder_free(x->d);
+			x->d = NULL;
+			r->used -= x->bytes;
+			r->live--;
+		}
+	}
+}
+
+/*
+ * One round: a decode step of every stream past its prompt, and the next
+ * chunk of the oldest stream still in its prompt. With one stream in
+ * flight on the GPU the round is instead a loop of up to TF_STEPS_MAX
+ * steps drawn on the device, as one stream alone runs there.
+ */
+static int round_once(struct run *r)
+{
+	const tf_run_opts *o = r->o;
+	tf_round_part *p = tf_malloc((r->live ? r->live : 1) * sizeof *p);    /* (live) */
+	struct taken *t = tf_malloc((r->live ? r->live : 1) * sizeof *t);     /* (live) */
+	int k = 0, chunk = 0, rc = 0;
+
+	for (int i = 0; i < r->nq; i++) {
+		struct stream *x = r->q[i];
+		if (!x->d || x->done)
+			continue;
+		if (x->fed == (int64_t)x->s.n && r->so->parallel == 1 && tf_decoder_on_gpu(x->d)) {
+			long left = o->gen - x->drawn;
+			int n = left < TF_STEPS_MAX ? (int)left : TF_STEPS_MAX, got;
+			int32_t ahead[TF_STEPS_MAX];
+			rc = tf_decoder_generate(x->d, x->next, &x->smp, n, !o->ignore_eos, NULL, NULL, ahead, &got);
+			for (int j = 0; j < got && !x->done; j++)
+				put_id(r, x, ahead[j]);
+			goto out;
+		}
+		t[k] = (struct taken){ r, x };
+		if (x->fed < (int64_t)x->s.n) {
+			if (chunk)
+				continue;
+			/* --mode step feeds the prompt a token a round, the step path */
+			int64_t w = o->step ? 1 : TF_STREAM_CHUNK, left = x->s.n - x->fed, n = left < w ? left : w;
+			p[k] = (tf_round_part){ x->d, x->s.ids + x->fed, n, (o->step ? 0 : TF_FWD_CHUNKED) | TF_FWD_LAST,
+						n == left ? take : NULL, &t[k] };
+			x->fed += n;
+			chunk = 1;
+			if (r->so->progress)
+				r->so->progress(r->so->progress_ctx, x->index, x->s.n, x->fed);
+		} else {
+			p[k] = (tf_round_part){ x->d, &x->next, 1, 0, take, &t[k] };
+		}
+		k++;
+	}
+	rc = tf_decoder_round(p, k);
+out:
+	free(p);
+	free(t);
+	return rc;
+}
+
+int tf_run_streams(const tf_model *m, tf_ids_reader *rd, const tf_run_opts *o, const tf_streams_opts *so)
+{
+	struct run r = { m, o, so, NULL, 0, 0, 0, 0 };
+	long index = 0;
+	int eof = 0, rc = 0;
+
+	for (;;) {
+		if ((rc = take_in(&r, rd, &index, &eof)) < 0 || (rc = flush(&r)) < 0)
+			break;
+		/* nothing in flight after taking in: the input is at its end
+		 * (a line that waits has room once nothing else is in flight) */
+		if (!r.live)
+			break;
+		if ((rc = round_once(&r)) < 0)
+			break;
+		retire(&r);
+	}
+	for (int k = 0; k < r.nq; k++) {
+		tf_decoder_free(r.q[k]->d);
+		tf_seq_free(&r.q[k]->s);
+		free(r.q[k]->text);
+		free(r.q[k]);
+	}
+	free(r.q);
+	return rc < 0 ? -1 : 0;
+}
