@@ -10,6 +10,7 @@
 #include "base/args.h"
 #include "base/err.h"
 #include "base/pool.h"
+#include "decode/decoder.h"
 #include "gpu/gpu.h"
 #include "io/out.h"
 #include "model/model.h"
@@ -181,6 +182,25 @@ static void rows_table(const struct ctx *x, tf_model *m, const char *model, cons
 		printf("\n");
 }
 
+/* what streams of m hold: the executor the streams share (made by the
+ * rounds before) and each stream's own cache at 4K and 32K positions */
+static void memory_table(const struct ctx *x, const tf_model *m, const char *model, const char *form)
+{
+	const uint64_t ex = tf_decoder_exec_bytes(m);
+	const uint64_t c4 = tf_decoder_cache_bytes(m, 4096), c32 = tf_decoder_cache_bytes(m, 32768);
+
+	if (x->json) {
+		printf("{\"model\": \"%s\", \"form\": \"%s\", \"test\": \"memory\", \"executor_bytes\": %llu, "
+		       "\"stream_cache_bytes_4k\": %llu, \"stream_cache_bytes_32k\": %llu, \"device\": \"%s\"}\n", model,
+		       form, (unsigned long long)ex, (unsigned long long)c4, (unsigned long long)c32, x->dev);
+		return;
+	}
+	printf("| model | form | shared by the streams | a stream's cache at 4K | at 32K |\n");
+	printf("| --- | --- | ---: | ---: | ---: |\n");
+	printf("| %s | %s | %.1f MiB | %.1f MiB | %.1f MiB |\n\n", model, form, ex / 1048576.0, c4 / 1048576.0,
+	       c32 / 1048576.0);
+}
+
 /* the --streams table of a model: for each decode length and depth,
  * rounds of N streams, against one stream's (timed too where 1 is not in
  * the list) */
@@ -237,6 +257,7 @@ static void streams_table(const struct ctx *x, tf_model *m, const char *model, c
 		}
 	if (!x->json)
 		printf("\n");
+	memory_table(x, m, model, form);
 }
 
 static void bench(const struct ctx *x, tf_model *m, const char *name, const char *form, const int *pp, int npp,

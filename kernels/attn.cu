@@ -58,9 +58,9 @@ static __device__ __forceinline__ void online(float dot, const float *vr, int pe
  * every test of a lane's index against it folds away. */
 template <int P, int R, bool EXACT>
 __global__ void __launch_bounds__(AW * WARP)
-attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restrict__ kc, const float *__restrict__ vc,
-	    const int64_t *__restrict__ pos, int Hq, int Hkv, int Dr, uint16_t *__restrict__ out, float *part,
-	    unsigned *count, int S)
+attn_decode(const float *__restrict__ qg, int64_t qstride, const float *kc0, const float *vc0,
+	    const int64_t *__restrict__ pos, const tf_kv_rows rows, int Hq, int Hkv, int Dr, uint16_t *__restrict__ out,
+	    float *part, unsigned *count, int S)
 {
 	const int D = EXACT ? P * WARP : Dr;
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -71,7 +71,12 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 	 * the kernel before runs, the rows of this warp's first two trips go
 	 * from memory (a token's weights stream through L2) to L2 (every row
 	 * of a block's first chunk measured slower at depth 4096) */
-	const int64_t p0 = *pos, len = p0 + t + 1;
+	/* row t of one sequence's window (the rows before it its cache's
+	 * rows up to p0 + t), or of its own (rows.cuh): the same context of
+	 * len rows either way, so the same sums */
+	const int64_t p0 = rows.k ? rows.pos[t] : *pos, len = rows.k ? p0 + 1 : p0 + t + 1;
+	const float *__restrict__ kc = rows.k ? rows.k[t] : kc0;
+	const float *__restrict__ vc = rows.k ? rows.v[t] : vc0;
 	const bool alone = S == 1 || len <= CHUNK;
 	if (alone && b)
 		return;
@@ -210,14 +215,15 @@ attn_decode(const float *__restrict__ qg, int64_t qstride, const float *__restri
 /* attn_decode for P floats a lane (per of them used), R rows at once */
 template <int P, int R>
 static int launch_p(unsigned grid, int per, const float *qg, int64_t qstride, const float *kc, const float *vc,
-		    const int64_t *pos, int Hq, int Hkv, int D, uint16_t *out, float *part, unsigned *count, int S)
+		    const int64_t *pos, const tf_kv_rows &rows, int Hq, int Hkv, int D, uint16_t *out, float *part,
+		    unsigned *count, int S)
 {
 	if (per == P)
-		LAUNCH((attn_decode<P, R, true>), grid, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out, part, count,
-		       S);
+		LAUNCH((attn_decode<P, R, true>), grid, AW * WARP, qg, qstride, kc, vc, pos, rows, Hq, Hkv, D, out, part,
+		       count, S);
 	else
-		LAUNCH((attn_decode<P, R, false>), grid, AW * WARP, qg, qstride, kc, vc, pos, Hq, Hkv, D, out, part, count,
-		       S);
+		LAUNCH((attn_decode<P, R, false>), grid, AW * WARP, qg, qstride, kc, vc, pos, rows, Hq, Hkv, D, out, part,
+		       count, S);
 	LAUNCH_CHECK();
 	return 0;
 }
@@ -251,15 +257,9 @@ void tf_cuda_attn_scratch_free(tf_attn_scratch *sc)
 	sc->count = NULL;
 }
 
-int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
-		      int n, int Hq, int Hkv, int D, uint16_t *out, const tf_attn_scratch *sc)
+static int decode(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
+		  const tf_kv_rows &rows, int n, int Hq, int Hkv, int D, uint16_t *out, const tf_attn_scratch *sc)
 {
-	if (n <= 0)
-		return 0;
-	if (D % WARP || D > DMAX || Hq % Hkv)
-		return tf_err("attention with head_dim %d and %d/%d heads is not supported on the GPU", D, Hq, Hkv);
-	if (n > WINDOW_ROWS && tf_cuda_attn_prompt_takes(D, Hq, Hkv) && prompt_kernel())
-		return tf_cuda_attn_prompt(qg, qstride, kc, vc, pos, n, Hq, Hkv, D, out);
 	/* four rows at once while a lane holds 8 floats of a row or fewer; the
 	 * registers of 512 threads take two of the widest */
 	const int per = D / WARP;
@@ -268,12 +268,43 @@ int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const f
 	unsigned *count = S > 1 ? sc->count : NULL;
 	const unsigned grid = (unsigned)(n * Hq * S);
 	if (per <= 2)
-		return launch_p<2, 4>(grid, per, qg, qstride, kc, vc, pos, Hq, Hkv, D, out, part, count, S);
+		return launch_p<2, 4>(grid, per, qg, qstride, kc, vc, pos, rows, Hq, Hkv, D, out, part, count, S);
 	if (per <= 4)
-		return launch_p<4, 4>(grid, per, qg, qstride, kc, vc, pos, Hq, Hkv, D, out, part, count, S);
+		return launch_p<4, 4>(grid, per, qg, qstride, kc, vc, pos, rows, Hq, Hkv, D, out, part, count, S);
 	if (per <= 8)
-		return launch_p<8, 4>(grid, per, qg, qstride, kc, vc, pos, Hq, Hkv, D, out, part, count, S);
-	return launch_p<DMAX / WARP, 2>(grid, per, qg, qstride, kc, vc, pos, Hq, Hkv, D, out, part, count, S);
+		return launch_p<8, 4>(grid, per, qg, qstride, kc, vc, pos, rows, Hq, Hkv, D, out, part, count, S);
+	return launch_p<DMAX / WARP, 2>(grid, per, qg, qstride, kc, vc, pos, rows, Hq, Hkv, D, out, part, count, S);
+}
+
+static int shape_ok(int Hq, int Hkv, int D)
+{
+	if (D % WARP || D > DMAX || Hq % Hkv)
+		return tf_err("attention with head_dim %d and %d/%d heads is not supported on the GPU", D, Hq, Hkv);
+	return 0;
+}
+
+int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
+		      int n, int Hq, int Hkv, int D, uint16_t *out, const tf_attn_scratch *sc)
+{
+	if (n <= 0)
+		return 0;
+	if (shape_ok(Hq, Hkv, D) < 0)
+		return -1;
+	if (n > WINDOW_ROWS && tf_cuda_attn_prompt_takes(D, Hq, Hkv) && prompt_kernel())
+		return tf_cuda_attn_prompt(qg, qstride, kc, vc, pos, n, Hq, Hkv, D, out);
+	return decode(qg, qstride, kc, vc, pos, tf_kv_rows{}, n, Hq, Hkv, D, out, sc);
+}
+
+int tf_cuda_attention_rows(const float *qg, int64_t qstride, const tf_kv_rows *rows, int n, int Hq, int Hkv, int D,
+			   uint16_t *out, const tf_attn_scratch *sc)
+{
+	if (n <= 0)
+		return 0;
+	if (n > WINDOW_ROWS)
+		return tf_err("attention over the caches of %d rows at once (at most %d)", n, WINDOW_ROWS);
+	if (shape_ok(Hq, Hkv, D) < 0)
+		return -1;
+	return decode(qg, qstride, NULL, NULL, NULL, *rows, n, Hq, Hkv, D, out, sc);
 }
 
 __global__ void kv_append(const float *__restrict__ k, const float *__restrict__ v, int64_t ld, int64_t total,

@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "rows.cuh"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,8 +22,8 @@ extern "C" {
  * once a context passes a chunk of cache rows: each block's softmax state,
  * and arrival counts (zero between launches) so the last block merges them.
  * For up to 16 rows of up to `heads` heads of up to `dim`; without it (NULL
- * or too small) a (token, head) is one block. A sequence keeps its own: a
- * captured step points at it. */
+ * or too small) a (token, head) is one block. The sequences of a model
+ * share one (their passes run one at a time): a captured step points at it. */
 #define TF_ATTN_SPLIT 8
 typedef struct tf_attn_scratch {
 	float *part;            /* (16 * heads, TF_ATTN_SPLIT, dim + 2) */
@@ -47,6 +49,12 @@ typedef struct tf_attn_scratch {
  * sequence's scratch for splitting a long context (or NULL). */
 int tf_cuda_attention(const float *qg, int64_t qstride, const float *kc, const float *vc, const int64_t *pos,
 		      int n, int Hq, int Hkv, int D, uint16_t *out, const tf_attn_scratch *sc);
+
+/* the same for n <= 16 rows each of its own sequence (rows.cuh): row t
+ * attends to rows 0 .. rows->pos[t] of rows->k[t], rows->v[t], its bits
+ * those of the row in a window of its own sequence */
+int tf_cuda_attention_rows(const float *qg, int64_t qstride, const tf_kv_rows *rows, int n, int Hq, int Hkv, int D,
+			   uint16_t *out, const tf_attn_scratch *sc);
 
 int tf_cuda_attn_scratch_init(tf_attn_scratch *sc, int heads, int dim);
 void tf_cuda_attn_scratch_free(tf_attn_scratch *sc);

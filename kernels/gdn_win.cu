@@ -59,16 +59,23 @@ static __device__ __forceinline__ void l2norm_warp(float *x, float scale)
  * local memory */
 template <int RPT, int K>
 __global__ void __launch_bounds__(SLICES * WARP, 1)
-gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict__ cw, float *__restrict__ cs,
-	const float *__restrict__ A_log, const float *__restrict__ dt_bias, float *__restrict__ S, int Hk, int Hv,
-	int Dv, float *__restrict__ o, unsigned *count, const float *__restrict__ gw, int16_t *__restrict__ yq,
-	float *__restrict__ yd, float *__restrict__ ys, float *__restrict__ ysq)
+gdn_win(const float *__restrict__ m0, int64_t ld, int n0, const float *__restrict__ cw, float *cs0,
+	const float *__restrict__ A_log, const float *__restrict__ dt_bias, float *S0, int Hk, int Hv,
+	int Dv, float *__restrict__ o, unsigned *count0, const float *__restrict__ gw, int16_t *__restrict__ yq,
+	float *__restrict__ yd, float *__restrict__ ys, float *__restrict__ ysq, const tf_gdn_segs segs)
 {
 	constexpr int DK = RPT * SLICES, NCH = 2 * DK + WARP;  /* channels a block makes */
 	const int lane = threadIdx.x & 31, sl = threadIdx.x >> 5;
 	const int jt = Dv / WARP, h = blockIdx.x / jt, j0 = (blockIdx.x % jt) * WARP, j = j0 + lane;
 	const int hk = h / (Hv / Hk);
 	const int64_t kd = (int64_t)Hk * DK, C = 2 * kd + (int64_t)Hv * Dv, bo = C + (int64_t)Hv * Dv;
+	/* one sequence's window, or segment blockIdx.y of a pass over many
+	 * (rows.cuh): its rows from t0, its states, its key heads' counts */
+	const int sg = blockIdx.y, t0 = segs.S ? segs.first[sg] : 0, n = segs.S ? segs.n[sg] : n0;
+	float *__restrict__ S = segs.S ? segs.S[sg] : S0;
+	float *__restrict__ cs = segs.S ? segs.conv[sg] : cs0;
+	unsigned *count = count0 + (int64_t)sg * Hk;
+	const float *__restrict__ m = m0 + (int64_t)t0 * ld;
 	float *Sh = S + (int64_t)h * DK * Dv;
 	float s[RPT];
 	/* xs: this token's q (DK), k (DK), then the block's 32 v channels */
@@ -133,14 +140,14 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 
 		const float op = delta_token<RPT>(s, qs, ks, v, alpha, b, red);
 		if (sl == 0) {
-			o[((int64_t)t * Hv + h) * Dv + j] = op;
+			o[((int64_t)(t0 + t) * Hv + h) * Dv + j] = op;
 			/* the block's 32 columns are one 32-column block of the
 			 * output projection's input (gdn_win.cuh) */
 			if (yq) {
 				const float v = op * gwj * silu_fast(zj), ss = warp_sum(op * op);
-				const int64_t bi = (int64_t)t * gridDim.x + blockIdx.x;
+				const int64_t bi = (int64_t)(t0 + t) * gridDim.x + blockIdx.x;
 				float sc, sm;
-				yq[((int64_t)t * Hv + h) * Dv + j] = q16_warp(v, v, &sc, &sm);
+				yq[((int64_t)(t0 + t) * Hv + h) * Dv + j] = q16_warp(v, v, &sc, &sm);
 				if (!lane) {
 					yd[bi] = sc;
 					ys[bi] = sm;
@@ -174,23 +181,23 @@ gdn_win(const float *__restrict__ m, int64_t ld, int n, const float *__restrict_
 template <int RPT>
 static int launch(const float *m, int64_t ld, int n, const float *conv_w, float *conv_state, int K, const float *A_log,
 		  const float *dt_bias, float *S, int Hk, int Hv, int Dv, float *o, unsigned *count, const float *gw,
-		  uint16_t *split, float *sq)
+		  uint16_t *split, float *sq, const tf_gdn_segs &segs)
 {
-	const unsigned blocks = (unsigned)(Hv * (Dv / WARP));
+	const dim3 blocks((unsigned)(Hv * (Dv / WARP)), segs.S ? (unsigned)segs.nseg : 1u);
 	const split_parts p = split ? split_parts_of(split, (int64_t)n * Hv * Dv) : split_parts{ NULL, NULL, NULL };
 
 	switch (K) {
 	case 2:
 		LAUNCH((gdn_win<RPT, 2>), blocks, SLICES * WARP, m, ld, n, conv_w, conv_state, A_log, dt_bias, S, Hk, Hv,
-		       Dv, o, count, gw, p.codes, p.scales, p.sums, sq);
+		       Dv, o, count, gw, p.codes, p.scales, p.sums, sq, segs);
 		break;
 	case 3:
 		LAUNCH((gdn_win<RPT, 3>), blocks, SLICES * WARP, m, ld, n, conv_w, conv_state, A_log, dt_bias, S, Hk, Hv,
-		       Dv, o, count, gw, p.codes, p.scales, p.sums, sq);
+		       Dv, o, count, gw, p.codes, p.scales, p.sums, sq, segs);
 		break;
 	case 4:
 		LAUNCH((gdn_win<RPT, 4>), blocks, SLICES * WARP, m, ld, n, conv_w, conv_state, A_log, dt_bias, S, Hk, Hv,
-		       Dv, o, count, gw, p.codes, p.scales, p.sums, sq);
+		       Dv, o, count, gw, p.codes, p.scales, p.sums, sq, segs);
 		break;
 	default: return 1;
 	}
@@ -198,21 +205,47 @@ static int launch(const float *m, int64_t ld, int n, const float *conv_w, float 
 	return 0;
 }
 
+static int takes(int n, int Hk, int Hv, int Dk, int Dv)
+{
+	return n <= 16 && Dv % WARP == 0 && Hv % Hk == 0 && (Dk == 32 || Dk == 64 || Dk == 128);
+}
+
+static int win(const float *m, int64_t ld, int n, const float *conv_w, float *conv_state, int K, const float *A_log,
+	       const float *dt_bias, float *S, int Hk, int Hv, int Dk, int Dv, float *o, unsigned *count, const float *gw,
+	       uint16_t *split, float *sq, const tf_gdn_segs &segs)
+{
+	if (n <= 0)
+		return 0;
+	if (!takes(n, Hk, Hv, Dk, Dv))
+		return 1;
+	switch (Dk) {
+	case 32: return launch<4>(m, ld, n, conv_w, conv_state, K, A_log, dt_bias, S, Hk, Hv, Dv, o, count, gw, split,
+				  sq, segs);
+	case 64: return launch<8>(m, ld, n, conv_w, conv_state, K, A_log, dt_bias, S, Hk, Hv, Dv, o, count, gw, split,
+				  sq, segs);
+	default: return launch<16>(m, ld, n, conv_w, conv_state, K, A_log, dt_bias, S, Hk, Hv, Dv, o, count, gw,
+				   split, sq, segs);
+	}
+}
+
 int tf_cuda_gdn_win(const float *m, int64_t ld, int n, const float *conv_w, float *conv_state, int K,
 		    const float *A_log, const float *dt_bias, float *S, int Hk, int Hv, int Dk, int Dv, float *o,
 		    unsigned *count, const float *gw, uint16_t *split, float *sq)
 {
-	if (n <= 0)
-		return 0;
-	if (n > 16 || Dv % WARP || Hv % Hk)
-		return 1;
-	switch (Dk) {
-	case 32: return launch<4>(m, ld, n, conv_w, conv_state, K, A_log, dt_bias, S, Hk, Hv, Dv, o, count, gw, split,
-				  sq);
-	case 64: return launch<8>(m, ld, n, conv_w, conv_state, K, A_log, dt_bias, S, Hk, Hv, Dv, o, count, gw, split,
-				  sq);
-	case 128: return launch<16>(m, ld, n, conv_w, conv_state, K, A_log, dt_bias, S, Hk, Hv, Dv, o, count, gw,
-				    split, sq);
-	}
-	return 1;
+	return win(m, ld, n, conv_w, conv_state, K, A_log, dt_bias, S, Hk, Hv, Dk, Dv, o, count, gw, split, sq,
+		   tf_gdn_segs{});
+}
+
+int tf_cuda_gdn_win_takes(int Hk, int Hv, int Dk, int Dv, int K)
+{
+	return takes(1, Hk, Hv, Dk, Dv) && K >= 2 && K <= 4;
+}
+
+int tf_cuda_gdn_win_segs(const float *m, int64_t ld, int n, const tf_gdn_segs *segs, const float *conv_w, int K,
+			 const float *A_log, const float *dt_bias, int Hk, int Hv, int Dk, int Dv, float *o,
+			 unsigned *count, const float *gw, uint16_t *split, float *sq)
+{
+	if (segs->nseg < 1 || segs->nseg > n)
+		return tf_err("a pass of %d rows in %d segments", n, segs->nseg);
+	return win(m, ld, n, conv_w, NULL, K, A_log, dt_bias, NULL, Hk, Hv, Dk, Dv, o, count, gw, split, sq, *segs);
 }

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "rows.cuh"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -32,6 +34,18 @@ extern "C" {
 int tf_cuda_gdn_win(const float *m, int64_t ld, int n, const float *conv_w, float *conv_state, int K,
 		    const float *A_log, const float *dt_bias, float *S, int Hk, int Hv, int Dk, int Dv, float *o,
 		    unsigned *count, const float *gw, uint16_t *split, float *sq);
+
+/* whether tf_cuda_gdn_win takes a model of these shapes */
+int tf_cuda_gdn_win_takes(int Hk, int Hv, int Dk, int Dv, int K);
+
+/* the same over the segments of a pass of n <= 16 rows of several
+ * sequences (rows.cuh): segment s's rows, m's rows first[s] .., on the
+ * states S[s] and conv[s], their outputs at the same rows of o, split and
+ * sq, each row's bits those of its sequence's window; count: Hk counters
+ * a segment (nseg * Hk), zero */
+int tf_cuda_gdn_win_segs(const float *m, int64_t ld, int n, const tf_gdn_segs *segs, const float *conv_w, int K,
+			 const float *A_log, const float *dt_bias, int Hk, int Hv, int Dk, int Dv, float *o,
+			 unsigned *count, const float *gw, uint16_t *split, float *sq);
 
 #ifdef __cplusplus
 }

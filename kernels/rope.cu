@@ -128,22 +128,28 @@ __global__ void qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride,
 template <int DW, bool EXACT>
 __global__ void attn_prep(float *x, int n, int Hq, int Hkv, int Dr, int64_t T, const float *__restrict__ qw,
 			  const float *__restrict__ kw, float eps, int rot, float theta, const int64_t *__restrict__ pos,
-			  float *__restrict__ kc, float *__restrict__ vc)
+			  float *kc0, float *vc0, const tf_kv_rows rows)
 {
 	const int D = EXACT ? DW * WARP : Dr;
 	const int lane = threadIdx.x & 31, per = Hq + 2 * Hkv;
 	const int64_t item = (int64_t)blockIdx.x * (blockDim.x / WARP) + (threadIdx.x >> 5);
-	const int64_t t = item / per, at = *pos + t;
+	const int64_t t = item / per;
 	const int h = (int)(item % per);
 	__shared__ float sh[ROPE_WARPS][ROPE_DMAX];
 	rope_pre r;
 
-	if (item < (int64_t)n * per && h < Hq + Hkv)
+	if (item >= (int64_t)n * per) {
+		pdl_wait();
+		pdl_trigger();
+		return;
+	}
+	/* row t of one sequence's window, or of its own (rows.cuh) */
+	const int64_t at = rows.k ? rows.pos[t] : *pos + t;
+	float *kc = rows.k ? rows.k[t] : kc0, *vc = rows.k ? rows.v[t] : vc0;
+	if (h < Hq + Hkv)
 		rope_prepare<DW>(r, D, h < Hq ? qw : kw, rot, theta, (float)at);
 	pdl_wait();
 	pdl_trigger();
-	if (item >= (int64_t)n * per)
-		return;
 	float *q = x + t * T, *k = q + 2LL * Hq * D, *v = k + (int64_t)Hkv * D;
 	const int64_t row = (int64_t)Hkv * D;
 	if (h < Hq) {
@@ -158,8 +164,9 @@ __global__ void attn_prep(float *x, int n, int Hq, int Hkv, int Dr, int64_t T, c
 	}
 }
 
-int tf_cuda_attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *qw, const float *kw,
-		      float eps, int rot, float theta, const int64_t *pos, float *kc, float *vc)
+static int attn_prep_launch(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *qw, const float *kw,
+			    float eps, int rot, float theta, const int64_t *pos, float *kc, float *vc,
+			    const tf_kv_rows &rows)
 {
 	int64_t items = (int64_t)n * (Hq + 2 * Hkv);
 	if (items <= 0)
@@ -170,9 +177,21 @@ int tf_cuda_attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const 
 	/* the kernel built for the head's size where there is one */
 	auto k = D == 256 ? attn_prep<8, true> : D == 128 ? attn_prep<4, true> : D == 64 ? attn_prep<2, true>
 		 : attn_prep<ROPE_DMAX / WARP, false>;
-	LAUNCH(k, grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc, vc);
+	LAUNCH(k, grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc, vc, rows);
 	LAUNCH_CHECK();
 	return 0;
+}
+
+int tf_cuda_attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *qw, const float *kw,
+		      float eps, int rot, float theta, const int64_t *pos, float *kc, float *vc)
+{
+	return attn_prep_launch(x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc, vc, tf_kv_rows{});
+}
+
+int tf_cuda_attn_prep_rows(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *qw, const float *kw,
+			   float eps, int rot, float theta, const tf_kv_rows *rows)
+{
+	return attn_prep_launch(x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, NULL, NULL, NULL, *rows);
 }
 
 int tf_cuda_qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride, int64_t hstride,

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "rows.cuh"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,6 +36,11 @@ int tf_cuda_qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride, int
  * values as tf_cuda_qk_norm_rope twice and tf_cuda_kv_append. */
 int tf_cuda_attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *qw, const float *kw,
 		      float eps, int rot, float theta, const int64_t *pos, float *kc, float *vc);
+/* the same for rows each of its own sequence and position (rows.cuh):
+ * row t's keys and values into rows->k[t], rows->v[t] at row rows->pos[t],
+ * its turns by that position */
+int tf_cuda_attn_prep_rows(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *qw, const float *kw,
+			   float eps, int rot, float theta, const tf_kv_rows *rows);
 
 #ifdef __cplusplus
 }

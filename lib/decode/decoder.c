@@ -90,6 +90,11 @@ uint64_t tf_decoder_cache_bytes(const tf_model *m, int64_t positions)
 	return tf_state_bytes(m, positions);
 }
 
+uint64_t tf_decoder_exec_bytes(const tf_model *m)
+{
+	return m->gpu ? tf_gpu_exec_bytes(m) : 0;
+}
+
 void tf_decoder_reserve(tf_decoder *d, int64_t positions)
 {
 	if (d->cpu)

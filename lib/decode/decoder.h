@@ -48,6 +48,10 @@ int tf_decoder_on_gpu(const tf_decoder *d);
  * the Gated DeltaNet layers (cpu/state.h); what the CPU allocates after
  * tf_decoder_reserve */
 uint64_t tf_decoder_cache_bytes(const tf_model *m, int64_t positions);
+/* bytes the sequences of m share where they run: on the GPU the
+ * executor's (a pass's activations, made with the first sequence), 0 on
+ * the CPU (a pass's scratch lives only through the pass) */
+uint64_t tf_decoder_exec_bytes(const tf_model *m);
 /* room for `positions` in all, taken at once and exactly on the CPU (the
  * GPU's caches grow as they do) */
 void tf_decoder_reserve(tf_decoder *d, int64_t positions);

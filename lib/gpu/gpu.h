@@ -36,6 +36,9 @@ int tf_gpu_attach(tf_model *m);
 void tf_gpu_detach(tf_model *m);
 /* bytes of weights on the device (what a decoded token reads) */
 uint64_t tf_gpu_weight_bytes(const tf_model *m);
+/* device bytes of what m's sequences share (the executor: a pass's
+ * activations, the rounds' tables), made with the first sequence; 0 before */
+uint64_t tf_gpu_exec_bytes(const tf_model *m);
 /* puts random weights of m's shapes and forms (m->layer's tf_weight
  * descriptors; their data may be NULL) on the device, without host copies:
  * synthetic models of real geometries for tf-bench */
@@ -66,6 +69,24 @@ int tf_gpu_gemv_sweep(tf_gpu_seq *g, int rows, int reps, double *ms, uint64_t *b
  * the call fails after the loop. */
 int tf_gpu_steps_draw(tf_gpu_seq *g, int64_t pos, int32_t id, tf_sampler *s, int n, int stop, tf_id_fn each,
 		      void *ctx, int32_t *out, int *got);
+
+/* A round: the rows of several sequences of one model in one pass, each
+ * weight read once for all of them (round_cuda.c). Part s gives n (1 to
+ * TF_GPU_ROUND_ROWS) ids to sequence g at the pos positions it holds; all
+ * parts' rows together at most TF_GPU_ROUND_ROWS. Every row's logits are
+ * the bits of its sequence's own decode window (so of its steps), whatever
+ * the other rows: (rows, V) in part order at *logits, until the next pass.
+ * The caller keeps the positions. */
+#define TF_GPU_ROUND_ROWS 16
+typedef struct {
+	tf_gpu_seq *g;
+	int64_t pos;
+	const int32_t *ids;
+	int n;
+} tf_gpu_part;
+/* whether the kernels of a round take m's shapes */
+int tf_gpu_round_takes(const tf_model *m);
+int tf_gpu_round(const tf_gpu_part *p, int k, const float **logits);
 
 /* A token tree of at most TF_GPU_TREE_MAX nodes on top of the pos positions
  * g holds, as the CPU's tf_forward_tree takes it (cpu/forward.h): the

@@ -42,12 +42,39 @@ typedef struct {
 	tf_weight down;
 } tf_gpu_layer;
 
+/*
+ * What the sequences of a model share, since the device runs one pass at
+ * a time: the activations of a pass, the attention's split state, the
+ * Gated DeltaNet's arrival counts, the logits' staging; and the rounds of
+ * many sequences in one pass (round_cuda.c). A sequence owns its caches
+ * and its captured steps (which point at these) and nothing larger.
+ */
+typedef struct gpu_round gpu_round;
+typedef struct tf_gpu_exec {
+	int64_t rows;                   /* rows the activations hold: a prompt slice */
+	float *x;                       /* (rows, H) residual stream */
+	uint16_t *x16;                  /* (2, rows, max(H, Hq*D, Hv*Dv, I)) split bf16 input of a product */
+	float *proj;                    /* (rows, qkv.rows or in.rows) a mixer's fused input products */
+	float *qkv;                     /* (rows, conv_dim) after the conv */
+	float *o;                       /* (rows, Hv*Dv) delta-rule output */
+	float *osq;                     /* (rows, Hv*Dv/32) sums of o^2 of each 32 columns */
+	float *gu;                      /* (rows, 2*I) MLP gate, then up */
+	float *logits;                  /* (GPU_HEAD_BLOCK, V) */
+	float *h_logits;                /* (GPU_HEAD_BLOCK, V) page-locked */
+	tf_attn_scratch attn;           /* decode attention split over blocks */
+	unsigned *gdn_count;            /* (GPU_WINDOW, lin_k_heads) zero: tf_cuda_gdn_win's arrivals,
+					   a segment's Hk of them */
+	uint64_t bytes;                 /* device bytes of all of the above */
+	gpu_round *round;               /* made at the first round */
+} tf_gpu_exec;
+
 typedef struct tf_gpu_model {
 	tf_cuda_arena arena;            /* every weight below lives here */
 	uint64_t bytes;
 	tf_weight embed, head;          /* head == embed when tied */
 	float *norm;                    /* (H) */
 	tf_gpu_layer *layer;            /* (L) */
+	tf_gpu_exec *exec;              /* made with the first sequence */
 } tf_gpu_model;
 
 struct tf_gpu_seq {
@@ -78,7 +105,7 @@ struct tf_gpu_seq {
 	int32_t fed_id;
 	int64_t fed_pos;
 
-	/* activations for up to `rows` tokens */
+	/* activations for up to `rows` tokens: the executor's (tf_gpu_exec) */
 	int64_t rows;
 	float *x;                       /* (rows, H) residual stream */
 	uint16_t *x16;                  /* (2, rows, max(H, Hq*D, Hv*Dv, I)) split bf16 input of a product */
@@ -111,6 +138,12 @@ struct tf_gpu_seq {
 };
 
 int tf_gpu_reserve(tf_gpu_seq *g, int64_t need);
+/* a sequence of m without caches of its own, on the executor's buffers:
+ * the rounds' (round_cuda.c) */
+tf_gpu_seq *gpu_seq_bare(const tf_model *m);
+/* frees the rounds' part of the executor (round_cuda.c); its device bytes */
+void gpu_round_free(gpu_round *r);
+uint64_t gpu_round_bytes(const gpu_round *r);
 /* frees what a tree pass allocated */
 void gpu_tree_free(tf_gpu_seq *g);
 

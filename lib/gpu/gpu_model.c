@@ -1,5 +1,6 @@
-/* gpu_model.c: the model's weights in one device arena, and each
- * sequence's device state (caches, step buffers, captured steps) */
+/* gpu_model.c: the model's weights in one device arena, the executor the
+ * model's sequences share (gpu_impl.h), and each sequence's device state
+ * (caches, step buffers, captured steps) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ int tf_gpu_available(void) { return 0; }
 int tf_gpu_attach(tf_model *m) { return tf_err("this build has no CUDA support: " TF_NO_CUDA_WHY); }
 void tf_gpu_detach(tf_model *m) { }
 uint64_t tf_gpu_weight_bytes(const tf_model *m) { return 0; }
+uint64_t tf_gpu_exec_bytes(const tf_model *m) { return 0; }
 int tf_gpu_synth(tf_model *m, uint64_t seed) { return tf_err("this build has no CUDA support: " TF_NO_CUDA_WHY); }
 tf_gpu_seq *tf_gpu_seq_new(const tf_model *m) { tf_err("built without CUDA"); return NULL; }
 void tf_gpu_seq_reset(tf_gpu_seq *g) { }
@@ -150,16 +152,38 @@ int tf_gpu_attach(tf_model *m)
 	return 0;
 }
 
+static void exec_free(tf_gpu_exec *e)
+{
+	if (!e)
+		return;
+	tf_cuda_sync();
+	gpu_round_free(e->round);
+	tf_cuda_free(e->x); tf_cuda_free(e->x16); tf_cuda_free(e->proj); tf_cuda_free(e->qkv);
+	tf_cuda_free(e->o); tf_cuda_free(e->osq); tf_cuda_free(e->gu); tf_cuda_free(e->logits);
+	tf_cuda_host_free(e->h_logits);
+	tf_cuda_free(e->gdn_count);
+	tf_cuda_attn_scratch_free(&e->attn);
+	free(e);
+}
+
 void tf_gpu_detach(tf_model *m)
 {
 	tf_gpu_model *g = m->gpu;
 
 	if (!g)
 		return;
+	exec_free(g->exec);
 	tf_cuda_arena_close(&g->arena);
 	free(g->layer);
 	free(g);
 	m->gpu = NULL;
+}
+
+uint64_t tf_gpu_exec_bytes(const tf_model *m)
+{
+	const tf_gpu_exec *e = m->gpu ? m->gpu->exec : NULL;
+
+	return e ? e->bytes + gpu_round_bytes(e->round) : 0;
 }
 
 uint64_t tf_gpu_weight_bytes(const tf_model *m)
@@ -294,60 +318,69 @@ static void drop_graphs(tf_gpu_seq *g)
 		}
 }
 
-/* scratch for up to `rows` tokens at once */
-static int scratch(tf_gpu_seq *g, int64_t rows)
+/* the executor of m (gpu_impl.h): activations for a prompt slice */
+static tf_gpu_exec *exec_of(const tf_model *m)
 {
-	const tf_model *m = g->m;
 	const tf_config *c = &m->c;
-	int64_t H = c->hidden, I = c->inter, C = m->conv_dim, vd = (int64_t)c->lin_v_heads * c->lin_v_dim;
-	int64_t qd = 2LL * c->heads * c->head_dim, ad = (int64_t)c->heads * c->head_dim, V = c->vocab;
-	int64_t head = rows < GPU_HEAD_BLOCK ? rows : GPU_HEAD_BLOCK;
+	tf_gpu_exec *e = m->gpu->exec;
+	int64_t rows = GPU_PROMPT_SLICE, H = c->hidden, I = c->inter, C = m->conv_dim;
+	int64_t vd = (int64_t)c->lin_v_heads * c->lin_v_dim, qd = 2LL * c->heads * c->head_dim;
+	int64_t ad = (int64_t)c->heads * c->head_dim, V = c->vocab, head = GPU_HEAD_BLOCK;
+	int64_t counts = (int64_t)GPU_WINDOW * (c->lin_k_heads > 0 ? c->lin_k_heads : 1);
 	/* one bf16 buffer serves every product's input: the widest one */
 	int64_t w16 = H > ad ? H : ad;
 
+	if (e)
+		return e;
+	e = tf_calloc(1, sizeof *e);
+	e->rows = rows;
 	if (vd > w16) w16 = vd;
 	if (I > w16) w16 = I;
-#define TAKE(p, n) (((p) = tf_cuda_alloc((n), "the step buffers")) ? 0 : -1)
+#define TAKE(p, n) (((p) = tf_cuda_alloc((n), "the step buffers")) ? (e->bytes += (n), 0) : -1)
 	/* the widest fused mixer input: q, gate, k, v or in_proj_qkv, z, b, a */
 	int64_t pw = qd + 2 * kv_row(m), pw2 = C + vd + 2LL * c->lin_v_heads;
 
 	if (pw2 > pw)
 		pw = pw2;
-	if (TAKE(g->x, 4 * rows * H) || TAKE(g->x16, TF_SPLIT_BYTES(rows * w16)) || TAKE(g->proj, 4 * rows * pw) ||
-	    TAKE(g->qkv, 4 * rows * C) || TAKE(g->o, 4 * rows * vd) || TAKE(g->osq, 4 * rows * (vd / 32)) ||
-	    TAKE(g->gu, 8 * rows * I) || TAKE(g->logits, 4 * head * V))
-		return -1;
+	if (TAKE(e->x, 4 * rows * H) || TAKE(e->x16, TF_SPLIT_BYTES(rows * w16)) || TAKE(e->proj, 4 * rows * pw) ||
+	    TAKE(e->qkv, 4 * rows * C) || TAKE(e->o, 4 * rows * vd) || TAKE(e->osq, 4 * rows * (vd / 32)) ||
+	    TAKE(e->gu, 8 * rows * I) || TAKE(e->logits, 4 * head * V) || TAKE(e->gdn_count, 4 * counts))
+		goto fail;
 #undef TAKE
-	g->h_logits = tf_cuda_host_alloc(4 * head * V);
-	return g->h_logits ? 0 : -1;
+	if (!(e->h_logits = tf_cuda_host_alloc(4 * head * V)) || tf_cuda_zero(e->gdn_count, 4 * counts) < 0 ||
+	    tf_cuda_attn_scratch_init(&e->attn, c->heads, c->head_dim) < 0 ||
+	    tf_cuda_draw_reserve(GPU_WINDOW, c->vocab) < 0)
+		goto fail;
+	e->bytes += sizeof(float) * GPU_WINDOW * c->heads * (TF_ATTN_SPLIT * (int64_t)(c->head_dim + 2) + 1);
+	m->gpu->exec = e;
+	return e;
+fail:
+	exec_free(e);
+	return NULL;
 }
 
-tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
+/* a sequence's buffers of a pass: the executor's */
+static int share_exec(tf_gpu_seq *g)
 {
-	const tf_config *c = &m->c;
-	tf_gpu_seq *g = tf_calloc(1, sizeof *g);
-	int L = c->layers;
-	int64_t gdn_counts = c->lin_k_heads > 0 ? c->lin_k_heads : 1;  /* one a key head */
+	tf_gpu_exec *e = exec_of(g->m);
 
-	g->m = m;
-	g->rows = GPU_PROMPT_SLICE;
-	g->k = tf_calloc(L, sizeof *g->k);
-	g->v = tf_calloc(L, sizeof *g->v);
-	g->conv = tf_calloc(L, sizeof *g->conv);
-	g->S = tf_calloc(L, sizeof *g->S);
-	for (int i = 0; i < L; i++)
-		if (!c->full[i]) {
-			g->conv[i] = tf_cuda_alloc(4 * (int64_t)(c->conv_k - 1) * m->conv_dim, "the recurrent state");
-			g->S[i] = tf_cuda_alloc(4 * (int64_t)c->lin_v_heads * c->lin_k_dim * c->lin_v_dim,
-						"the recurrent state");
-			if (!g->conv[i] || !g->S[i])
-				goto fail;
-		}
+	if (!e)
+		return -1;
+	g->rows = e->rows;
+	g->x = e->x; g->x16 = e->x16; g->proj = e->proj; g->qkv = e->qkv; g->o = e->o; g->osq = e->osq;
+	g->gu = e->gu; g->logits = e->logits; g->h_logits = e->h_logits;
+	g->attn = e->attn;
+	g->gdn_count = e->gdn_count;
+	return 0;
+}
+
+/* a sequence's step buffers, and the executor's for its passes */
+static int step_buffers(tf_gpu_seq *g)
+{
 	g->ids = tf_cuda_alloc(4 * GPU_PROMPT_SLICE, "the step buffers");
 	g->pos = tf_cuda_alloc(8, "the step buffers");
 	g->args = tf_cuda_alloc((1 + TF_STEPS_MAX) * sizeof *g->args, "the step buffers");
 	g->loop = tf_cuda_alloc(sizeof *g->loop, "the step buffers");
-	g->gdn_count = tf_cuda_alloc(4 * gdn_counts, "the step buffers");
 	g->h_ids = tf_cuda_host_alloc(4 * GPU_PROMPT_SLICE);
 	g->h_pos = tf_cuda_host_alloc(8);
 	g->h_args = tf_cuda_host_alloc((1 + TF_STEPS_MAX) * sizeof *g->h_args);
@@ -356,17 +389,48 @@ tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
 	/* the draws write their ids straight into host memory, so a step's
 	 * graph ends with the draw's kernel, no copy after it */
 	g->ring = g->h_ring ? (int32_t *)tf_cuda_host_mapped(g->h_ring) : NULL;
-	if (!g->ids || !g->pos || !g->args || !g->loop || !g->ring || !g->gdn_count ||
-	    tf_cuda_zero(g->gdn_count, 4 * gdn_counts) < 0 ||
-	    !g->h_ids || !g->h_pos || !g->h_args || !g->h_loop || !g->h_ring ||
-	    scratch(g, g->rows) < 0 || tf_cuda_draw_reserve(GPU_WINDOW, c->vocab) < 0 ||
-	    tf_cuda_attn_scratch_init(&g->attn, c->heads, c->head_dim) < 0)
-		goto fail;
+	if (!g->ids || !g->pos || !g->args || !g->loop || !g->ring || !g->h_ids || !g->h_pos || !g->h_args ||
+	    !g->h_loop || !g->h_ring)
+		return -1;
+	return share_exec(g);
+}
+
+tf_gpu_seq *gpu_seq_bare(const tf_model *m)
+{
+	tf_gpu_seq *g = tf_calloc(1, sizeof *g);
+	int L = m->c.layers;
+
+	g->m = m;
+	g->k = tf_calloc(L, sizeof *g->k);
+	g->v = tf_calloc(L, sizeof *g->v);
+	g->conv = tf_calloc(L, sizeof *g->conv);
+	g->S = tf_calloc(L, sizeof *g->S);
+	if (step_buffers(g) < 0) {
+		tf_gpu_seq_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+tf_gpu_seq *tf_gpu_seq_new(const tf_model *m)
+{
+	const tf_config *c = &m->c;
+	tf_gpu_seq *g = gpu_seq_bare(m);
+
+	if (!g)
+		return NULL;
+	for (int i = 0; i < c->layers; i++)
+		if (!c->full[i]) {
+			g->conv[i] = tf_cuda_alloc(4 * (int64_t)(c->conv_k - 1) * m->conv_dim, "the recurrent state");
+			g->S[i] = tf_cuda_alloc(4 * (int64_t)c->lin_v_heads * c->lin_k_dim * c->lin_v_dim,
+						"the recurrent state");
+			if (!g->conv[i] || !g->S[i]) {
+				tf_gpu_seq_free(g);
+				return NULL;
+			}
+		}
 	tf_gpu_seq_reset(g);
 	return g;
-fail:
-	tf_gpu_seq_free(g);
-	return NULL;
 }
 
 void tf_gpu_seq_reset(tf_gpu_seq *g)
@@ -446,14 +510,11 @@ void tf_gpu_seq_free(tf_gpu_seq *g)
 		tf_cuda_free(g->S[i]);
 	}
 	free(g->k); free(g->v); free(g->conv); free(g->S);
+	/* the activations are the executor's */
 	tf_cuda_free(g->ids); tf_cuda_free(g->pos); tf_cuda_free(g->args); tf_cuda_free(g->loop);
-	tf_cuda_free(g->gdn_count);
-	tf_cuda_attn_scratch_free(&g->attn);
 	tf_cuda_host_free(g->h_ids); tf_cuda_host_free(g->h_pos); tf_cuda_host_free(g->h_args);
-	tf_cuda_host_free(g->h_ring); tf_cuda_host_free(g->h_logits);
+	tf_cuda_host_free(g->h_ring);
 	tf_cuda_host_free(g->h_loop);
-	tf_cuda_free(g->x); tf_cuda_free(g->x16); tf_cuda_free(g->proj); tf_cuda_free(g->qkv);
-	tf_cuda_free(g->o); tf_cuda_free(g->osq); tf_cuda_free(g->gu); tf_cuda_free(g->logits);
 	free(g);
 }
 
