@@ -43,6 +43,9 @@ static const char usage_text[] =
 	"      --streams N,...    also a table of decode rounds of N streams at once\n"
 	"                         (what tf-run -P N runs): tokens a second in all and a\n"
 	"                         stream, against one stream, and the bytes a round reads\n"
+	"      --intake N         with --streams, also a prompt of N ids taken in while\n"
+	"                         S - 1 streams decode, for each S from 2: their\n"
+	"                         tokens a second before and during the intake\n"
 	"      --device DEV       cuda (default) or cpu: the model stays on the CPU\n"
 	"                         (no --synth, no --gemv)\n"
 	"  -o, --output FMT       md (default) or json (one object a line)\n"
@@ -50,7 +53,7 @@ static const char usage_text[] =
 	"  -h, --help             show this help\n"
 	"  -V, --version          show the version\n";
 
-enum { OPT_JSON = 256, OPT_GEMV, OPT_ROWS, OPT_STREAMS, OPT_DEVICE };
+enum { OPT_JSON = 256, OPT_GEMV, OPT_ROWS, OPT_STREAMS, OPT_INTAKE, OPT_DEVICE };
 
 static const struct option longopts[] = {
 	{ "synth", required_argument, NULL, 's' },
@@ -63,6 +66,7 @@ static const struct option longopts[] = {
 	{ "gemv", no_argument, NULL, OPT_GEMV },
 	{ "rows", required_argument, NULL, OPT_ROWS },
 	{ "streams", required_argument, NULL, OPT_STREAMS },
+	{ "intake", required_argument, NULL, OPT_INTAKE },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -103,6 +107,7 @@ struct ctx {
 	int json, gemv;
 	int rows[MAXN], nrows;  /* --rows */
 	int streams[MAXN], nstreams;    /* --streams */
+	int intake;             /* --intake: prompt ids */
 	int cpu;                /* --device cpu */
 	double bw;              /* copy bandwidth, 0 on the CPU (no roofline) */
 	const char *dev;
@@ -176,6 +181,36 @@ static void rows_table(const struct ctx *x, tf_model *m, const char *model, cons
 		else
 			printf("| %s | %s | %d | %.3f ± %.3f | %.2f | %.1f | - | - |\n", model, form, n, r.mean, r.sd,
 			       ratio, rate);
+		fflush(stdout);
+	}
+	if (!x->json)
+		printf("\n");
+}
+
+/* for each count of streams S from 2, a prompt of x->intake ids taken in
+ * while S - 1 streams decode: their rate before and during the intake */
+static void intake_table(const struct ctx *x, tf_model *m, const char *model, const char *form)
+{
+	if (!x->json) {
+		printf("| model | form | streams | prompt | t/s before | t/s during | change | intake ms |\n");
+		printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+	}
+	for (int j = 0; j < x->nstreams; j++) {
+		const int s = x->streams[j];
+		tf_bench_intake_rate r;
+		if (s < 2)
+			continue;
+		if (tf_bench_intake(m, s - 1, x->intake, &r) < 0)
+			tf_die("%s: a prompt of %d ids beside %d streams: %s", model, x->intake, s - 1, tf_errmsg());
+		const double change = r.during / r.before - 1;
+		if (x->json)
+			printf("{\"model\": \"%s\", \"form\": \"%s\", \"test\": \"intake\", \"streams\": %d, "
+			       "\"prompt\": %d, \"tok_per_s_before\": %.2f, \"tok_per_s_during\": %.2f, "
+			       "\"change\": %.4f, \"intake_ms\": %.2f, \"device\": \"%s\"}\n",
+			       model, form, s, x->intake, r.before, r.during, change, r.ms, x->dev);
+		else
+			printf("| %s | %s | %d | %d | %.2f | %.2f | %+.1f%% | %.1f |\n", model, form, s, x->intake,
+			       r.before, r.during, 100 * change, r.ms);
 		fflush(stdout);
 	}
 	if (!x->json)
@@ -258,6 +293,8 @@ static void streams_table(const struct ctx *x, tf_model *m, const char *model, c
 	if (!x->json)
 		printf("\n");
 	memory_table(x, m, model, form);
+	if (x->intake)
+		intake_table(x, m, model, form);
 }
 
 static void bench(const struct ctx *x, tf_model *m, const char *name, const char *form, const int *pp, int npp,
@@ -339,6 +376,7 @@ int main(int argc, char **argv)
 			if (!x.nstreams)
 				tf_usage_die("--streams wants counts of streams like 1,2,4,8, not '%s'", optarg);
 			break;
+		case OPT_INTAKE: x.intake = (int)tf_arg_long(optarg, "--intake", 1, 65536); break;
 		case OPT_DEVICE:
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
 				tf_usage_die("--device must be cpu or cuda, not '%s'", optarg);
@@ -355,6 +393,8 @@ int main(int argc, char **argv)
 		tf_usage_die("--synth makes its weights on the GPU: not with --device cpu");
 	if (x.cpu && x.gemv)
 		tf_usage_die("--gemv times the GPU's products: not with --device cpu");
+	if (x.intake && !x.nstreams)
+		tf_usage_die("--intake takes a prompt in beside streams: it needs --streams");
 	if (x.nstreams && !ntg)
 		tf_usage_die("--streams times decode rounds: it needs a decode length (-n)");
 	for (int i = 0; i < nsynth; i++) {

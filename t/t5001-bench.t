@@ -33,10 +33,23 @@ usage "a bad --streams list is a usage error" --streams 1,x -s qwen3.5-9b:q4
 usage "--streams 0 is a usage error" --streams 0 -s qwen3.5-9b:q4
 usage "more than 256 streams is a usage error" --streams 1,300 -s qwen3.5-9b:q4
 usage "--streams without a decode length is a usage error" --streams 1,2 -n 0 -s qwen3.5-9b:q4
+usage "--intake without --streams is a usage error" --intake 64 -s qwen3.5-9b:q4
+usage "--intake 0 is a usage error" --intake 0 --streams 2 -s qwen3.5-9b:q4
+usage "an --intake that is not a number is a usage error" --intake many --streams 2 -s qwen3.5-9b:q4
 usage "an unknown device is a usage error" --device gpu -s qwen3.5-9b:q4
 usage "--synth on the CPU is a usage error" --device cpu -s qwen3.5-9b:q4
 usage "--gemv on the CPU is a usage error" --device cpu --gemv $DATA/tiny-q35
 test_expect "-h names --streams and --device" 'tf-bench -h | grep -q -- "--streams N" && tf-bench -h | grep -q -- "--device DEV"'
+test_expect "--intake on the CPU: a row for 2 and 3 streams, the prompt taken in beside 1 and 2" '
+	tf-bench --device cpu -p 0 -n 2 -r 1 --streams 1,2,3 --intake 40 $DATA/tiny-q35 >out &&
+	grep -q "| 2 | 40 |" out && grep -q "| 3 | 40 |" out &&
+	tf-bench --device cpu -p 0 -n 2 -r 1 --streams 2 --intake 40 --json $DATA/tiny-q35 >j &&
+	grep "\"test\": \"intake\"" j | python3 -c "
+import json, sys
+o = json.loads(sys.stdin.readline())
+assert o[\"streams\"] == 2 and o[\"prompt\"] == 40 and o[\"tok_per_s_before\"] > 0 and o[\"tok_per_s_during\"] > 0 and o[\"intake_ms\"] > 0, o
+"
+'
 test_error "--device cpu: a model that cannot be loaded is named" tf-bench "nope" \
 	tf-bench --device cpu -p 0 -n 1 -r 1 --streams 2 nope
 

@@ -9,9 +9,11 @@
 #include "base/err.h"
 #include "bench.h"
 #include "decode/decoder.h"
+#include "decode/pace.h"
 #include "decode/round.h"
 #include "gpu/gpu.h"
 #include "model/geometry.h"
+#include "streams.h"
 
 #ifdef TF_CUDA
 #include "runtime.cuh"
@@ -452,5 +454,69 @@ out:
 	free(p);
 	free(ids);
 	free(v);
+	return rc;
+}
+
+int tf_bench_intake(tf_model *m, int decoders, int prompt, tf_bench_intake_rate *r)
+{
+	tf_decoder **d = tf_calloc(decoders + 1, sizeof *d);            /* (decoders + 1): the last takes the prompt */
+	tf_round_part *p = tf_malloc((decoders + 1) * sizeof *p);       /* (decoders + 1) */
+	const int steps = 4096;                                         /* decode steps a stream may take at most */
+	int32_t *ids = bench_ids(m, prompt + steps + decoders);
+	tf_pace pace;
+	int rc = -1, k = 0;
+	long rounds = 0, during = 0;
+
+	tf_pace_init(&pace, TF_PACE_SHARE);
+	for (int s = 0; s <= decoders; s++)
+		if (!(d[s] = tf_decoder_new(m)))
+			goto out;
+	for (int s = 0; s < decoders; s++)
+		if (tf_decoder_forward_each(d[s], ids + s, 1, TF_FWD_LAST | TF_FWD_CHUNKED, keep_none, NULL) < 0)
+			goto out;
+	/* the intake: rounds of every decoder's step, and a chunk where the
+	 * pace allows one */
+	double t0 = now();
+	for (int fed = 0; fed < prompt; rounds++) {
+		int n = 0, chunk = tf_pace_chunk_ok(&pace, decoders);
+		if (rounds >= steps)
+			goto overlong;
+		for (int s = 0; s < decoders; s++)
+			p[n++] = (tf_round_part){ d[s], ids + decoders + rounds + s, 1, 0, keep_none, NULL };
+		if (chunk) {
+			int c = prompt - fed < TF_STREAM_CHUNK ? prompt - fed : TF_STREAM_CHUNK;
+			p[n++] = (tf_round_part){ d[decoders], ids + fed, c, TF_FWD_CHUNKED | TF_FWD_LAST,
+						  fed + c == prompt ? keep_none : NULL, NULL };
+			fed += c;
+		}
+		tf_pace_begin(&pace);
+		if (tf_decoder_round(p, n) < 0)
+			goto out;
+		tf_pace_end(&pace, decoders, chunk);
+	}
+	r->ms = (now() - t0) * 1e3;
+	during = rounds;
+	/* as many rounds of the decoders alone */
+	t0 = now();
+	for (k = 0; k < during; k++, rounds++) {
+		if (rounds >= steps)
+			goto overlong;
+		for (int s = 0; s < decoders; s++)
+			p[s] = (tf_round_part){ d[s], ids + decoders + rounds + s, 1, 0, keep_none, NULL };
+		if (tf_decoder_round(p, decoders) < 0)
+			goto out;
+	}
+	r->before = (double)during * decoders / (now() - t0);
+	r->during = (double)during * decoders / (r->ms / 1e3);
+	rc = 0;
+	goto out;
+overlong:
+	tf_err("an intake of %d ids took more than %d rounds", prompt, steps);
+out:
+	for (int s = 0; s <= decoders; s++)
+		tf_decoder_free(d[s]);
+	free(d);
+	free(p);
+	free(ids);
 	return rc;
 }

@@ -62,6 +62,14 @@ int tf_bench_rows(tf_model *m, int n, int reps, tf_bench_rate *r);
 int tf_bench_streams(tf_model *m, int streams, int n, int depth, int reps, tf_bench_rate *r);
 /* the decode products of rows (1 to 16) tokens alone (tf_gpu_gemv_sweep),
  * as sweeps/s; bytes a sweep reads */
+/* decoders streams decoding in rounds, then a prompt of `prompt` ids taken
+ * in beside them in chunks of TF_STREAM_CHUNK paced as tf-run -P paces
+ * them (decode/pace.h): their tokens a second in all before (over as many
+ * rounds as the intake took) and during the intake, and the intake's ms */
+typedef struct {
+	double before, during, ms;
+} tf_bench_intake_rate;
+int tf_bench_intake(tf_model *m, int decoders, int prompt, tf_bench_intake_rate *r);
 int tf_bench_gemv(tf_model *m, int rows, int reps, tf_bench_rate *r, uint64_t *bytes);
 
 #endif

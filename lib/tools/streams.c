@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "decode/pace.h"
 #include "decode/round.h"
 #include "streams.h"
 
@@ -30,6 +31,7 @@ struct run {
 	int nq, qcap;
 	int live;               /* streams in flight */
 	uint64_t used;          /* their cache bytes */
+	tf_pace pace;           /* prompt chunks against the decoding streams */
 };
 
 static void append(struct stream *x, const char *p, size_t n)
@@ -205,8 +207,13 @@ static int round_once(struct run *r)
 	const tf_run_opts *o = r->o;
 	tf_round_part *p = tf_malloc((r->live ? r->live : 1) * sizeof *p);    /* (live) */
 	struct taken *t = tf_malloc((r->live ? r->live : 1) * sizeof *t);     /* (live) */
-	int k = 0, chunk = 0, rc = 0;
+	int k = 0, chunk = 0, rc = 0, decoders = 0;
 
+	for (int i = 0; i < r->nq; i++)
+		decoders += r->q[i]->d && !r->q[i]->done && r->q[i]->fed == (int64_t)r->q[i]->s.n;
+	/* a chunk joins when the pace allows (pace.h) */
+	if (!tf_pace_chunk_ok(&r->pace, decoders))
+		chunk = -1;
 	for (int i = 0; i < r->nq; i++) {
 		struct stream *x = r->q[i];
 		if (!x->d || x->done)
@@ -237,7 +244,9 @@ static int round_once(struct run *r)
 		}
 		k++;
 	}
+	tf_pace_begin(&r->pace);
 	rc = tf_decoder_round(p, k);
+	tf_pace_end(&r->pace, decoders, chunk > 0);
 out:
 	free(p);
 	free(t);
@@ -246,10 +255,11 @@ out:
 
 int tf_run_streams(const tf_model *m, tf_ids_reader *rd, const tf_run_opts *o, const tf_streams_opts *so)
 {
-	struct run r = { m, o, so, NULL, 0, 0, 0, 0 };
+	struct run r = { .m = m, .o = o, .so = so };
 	long index = 0;
 	int eof = 0, rc = 0;
 
+	tf_pace_init(&r.pace, TF_PACE_SHARE);
 	for (;;) {
 		if ((rc = take_in(&r, rd, &index, &eof)) < 0 || (rc = flush(&r)) < 0)
 			break;

@@ -3,10 +3,10 @@
  * flight at once, advanced in shared rounds (decode/round.h), each
  * sequence's line written in input order.
  *
- * A round gives every stream past its prompt one decode step and takes in
- * at most one prompt chunk (TF_STREAM_CHUNK ids, the oldest stream still
- * in its prompt first), so a new prompt costs the decoding streams at
- * most a chunk's time a round. Every prompt is fed in those chunks,
+ * A round gives every stream past its prompt one decode step and may take
+ * in one prompt chunk (TF_STREAM_CHUNK ids, the oldest stream still in its
+ * prompt first), paced so that chunks take at most a quarter of the
+ * decoding streams' time (decode/pace.h). Every prompt is fed in those chunks,
  * whatever P, and the chunked delta rule sums a prompt fed in pieces of a
  * multiple of 64 as in one call: a sequence's logits, and so its ids
  * (its sampler seeded by tf_sample_seed(seed, its index)), are the same
