@@ -23,6 +23,8 @@ struct stream {
 	size_t len, cap, shown; /* shown: bytes of text already written */
 };
 
+struct taken;
+
 struct run {
 	const tf_model *m;
 	const tf_run_opts *o;
@@ -32,6 +34,12 @@ struct run {
 	int live;               /* streams in flight */
 	uint64_t used;          /* their cache bytes */
 	tf_pace pace;           /* prompt chunks against the decoding streams */
+	/* the GPU sequences that streams left, kept for the next ones (their
+	 * caches and captured steps are not made again for every line) */
+	tf_decoder **pool;      /* (parallel) */
+	int npool;
+	tf_round_part *parts;   /* (parallel) a round's */
+	struct taken *taken;    /* (parallel) */
 };
 
 static void append(struct stream *x, const char *p, size_t n)
@@ -137,7 +145,9 @@ static int admit(struct run *r, struct stream *x)
 	}
 	if (budget && r->used + x->bytes > budget)
 		return 0;
-	if (!(x->d = tf_decoder_new(m)))
+	if (r->npool)
+		x->d = r->pool[--r->npool];
+	else if (!(x->d = tf_decoder_new(m)))
 		return -1;
 	tf_decoder_reserve(x->d, positions);
 	r->used += x->bytes;
@@ -188,7 +198,14 @@ static void retire(struct run *r)
 	for (int k = 0; k < r->nq; k++) {
 		struct stream *x = r->q[k];
 		if (x->done && x->d) {
-			tf_decoder_free(x->d);
+			/* the CPU's caches are sized exactly to the budget's
+			 * count and cheap to make: only the GPU's are kept */
+			if (tf_decoder_on_gpu(x->d)) {
+				tf_decoder_reset(x->d);
+				r->pool[r->npool++] = x->d;
+			} else {
+				tf_decoder_free(x->d);
+			}
 			x->d = NULL;
 			r->used -= x->bytes;
 			r->live--;
@@ -205,8 +222,8 @@ static void retire(struct run *r)
 static int round_once(struct run *r)
 {
 	const tf_run_opts *o = r->o;
-	tf_round_part *p = tf_malloc((r->live ? r->live : 1) * sizeof *p);    /* (live) */
-	struct taken *t = tf_malloc((r->live ? r->live : 1) * sizeof *t);     /* (live) */
+	tf_round_part *p = r->parts;
+	struct taken *t = r->taken;
 	int k = 0, chunk = 0, rc = 0, decoders = 0;
 
 	for (int i = 0; i < r->nq; i++)
@@ -248,8 +265,6 @@ static int round_once(struct run *r)
 	rc = tf_decoder_round(p, k);
 	tf_pace_end(&r->pace, decoders, chunk > 0);
 out:
-	free(p);
-	free(t);
 	return rc;
 }
 
@@ -260,6 +275,9 @@ int tf_run_streams(const tf_model *m, tf_ids_reader *rd, const tf_run_opts *o, c
 	int eof = 0, rc = 0;
 
 	tf_pace_init(&r.pace, TF_PACE_SHARE);
+	r.pool = tf_malloc(so->parallel * sizeof *r.pool);
+	r.parts = tf_malloc(so->parallel * sizeof *r.parts);
+	r.taken = tf_malloc(so->parallel * sizeof *r.taken);
 	for (;;) {
 		if ((rc = take_in(&r, rd, &index, &eof)) < 0 || (rc = flush(&r)) < 0)
 			break;
@@ -277,6 +295,11 @@ int tf_run_streams(const tf_model *m, tf_ids_reader *rd, const tf_run_opts *o, c
 		free(r.q[k]->text);
 		free(r.q[k]);
 	}
+	for (int k = 0; k < r.npool; k++)
+		tf_decoder_free(r.pool[k]);
 	free(r.q);
+	free(r.pool);
+	free(r.parts);
+	free(r.taken);
 	return rc < 0 ? -1 : 0;
 }
