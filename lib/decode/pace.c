@@ -18,7 +18,7 @@ void tf_pace_init(tf_pace *p, double share)
 
 int tf_pace_chunk_ok(const tf_pace *p, int decoders)
 {
-	return !decoders || p->credit >= 0;
+	return !decoders || p->credit >= p->chunk;
 }
 
 void tf_pace_begin(tf_pace *p)
@@ -28,7 +28,12 @@ void tf_pace_begin(tf_pace *p)
 
 void tf_pace_end(tf_pace *p, int decoders, int chunk)
 {
-	const double t = now() - p->t0, earn = p->share / (1 - p->share);
+	tf_pace_took(p, decoders, chunk, now() - p->t0);
+}
+
+void tf_pace_took(tf_pace *p, int decoders, int chunk, double t)
+{
+	const double earn = p->share / (1 - p->share);
 
 	if (!decoders)
 		return;         /* no one was held back */
@@ -39,5 +44,6 @@ void tf_pace_end(tf_pace *p, int decoders, int chunk)
 		return;
 	}
 	const double d = p->decode > 0 ? p->decode : 0;
-	p->credit += earn * d - (t > d ? t - d : 0);
+	p->chunk = t > d ? t - d : 0;
+	p->credit += earn * d - p->chunk;
 }
