@@ -169,7 +169,8 @@ int main(int argc, char **argv)
 	if (draft_tree && !draft)
 		tf_usage_die("--draft-tree shapes the drafts of --draft: it needs --draft");
 	if (draft && o.keep == TF_KEEP_PATH)
-		tf_usage_die("--commit takes best with --draft: node indices cannot name the nodes of trees not drafted yet");
+		tf_usage_die("--commit takes best with --draft: node indices cannot name the nodes "
+			     "of trees drafted as it runs");
 	// a drafter that cannot be is bad input, found before the model loads
 	if (draft) {
 		if (tf_draft_parse(&spec, draft, draft_tree) < 0)

@@ -121,7 +121,7 @@ test_error "ngram:65 is too long" tf-run "bad drafter 'ngram:65'" tf-run -n 4 --
 test_error "ngram:x is no number" tf-run "bad drafter 'ngram:x'" tf-run -n 4 --draft ngram:x $M $M/prompt.ids
 test_error "ngram: is no number" tf-run "bad drafter 'ngram:'" tf-run -n 4 --draft ngram: $M $M/prompt.ids
 test_error "random:-1 is no seed" tf-run "bad drafter 'random:-1'" tf-run -n 4 --draft random:-1 $M $M/prompt.ids
-test_error "a folder that is no drafter" tf-run "drafter '$M': a folder, and drafters with weights are not read yet" \
+test_error "a folder that is no drafter" tf-run "drafter '$M' is a folder, and drafters with weights \(DFlash, mtp\) are not supported" \
 	tf-run -n 4 --draft $M $M $M/prompt.ids
 test_error "a path to nothing" tf-run "no drafter 'no/such': not ngram" \
 	tf-run -n 4 --draft no/such $M $M/prompt.ids
@@ -131,7 +131,7 @@ for shape in 0x3 3x0 3 4x x4 65x2 2x65 axb 4x6x2; do
 done
 test_error "a tree of more nodes than a pass takes" tf-run "bad draft tree '32x64': 2049 nodes, a tree pass takes at most 1024" \
 	tf-run -n 4 --draft ngram --draft-tree 32x64 $M $M/prompt.ids
-test_error "--draft-tree auto is not there yet, and says so" tf-run "draft tree 'auto' is not there yet" \
+test_error "--draft-tree auto is not implemented, and says so" tf-run "draft tree 'auto' \(a shape chosen by timing\) is not implemented" \
 	tf-run -n 4 --draft ngram --draft-tree auto $M $M/prompt.ids
 test_expect "... and a bad drafter writes nothing" "
 	tf-run -n 4 --draft nope -o bad.out $M $M/prompt.ids 2>/dev/null; test \$? = 1 && ! test -e bad.out

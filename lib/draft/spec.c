@@ -35,7 +35,8 @@ static int parse_tree(tf_draft_spec *sp, const char *tree)
 		return 0;
 	}
 	if (!strcmp(tree, "auto"))
-		return tf_err("draft tree 'auto' is not there yet: off or WIDTHxDEPTH such as 4x6");
+		return tf_err("draft tree 'auto' (a shape chosen by timing) is not implemented: "
+			      "off or WIDTHxDEPTH such as 4x6");
 	x = strchr(tree, 'x');
 	if (!x || x - tree >= (long)sizeof w || strlen(x + 1) >= sizeof d)
 		return tf_err("bad draft tree '%s': off or WIDTHxDEPTH such as 4x6", tree);
@@ -76,10 +77,9 @@ int tf_draft_parse(tf_draft_spec *sp, const char *spec, const char *tree)
 		sp->kind = TF_DRAFT_RANDOM;
 		sp->seed = (uint64_t)seed;
 	} else if (!stat(spec, &st)) {
-		/* a drafter checkpoint (DFlash, or a model's mtp head) would be
-		 * read here */
-		return tf_err("drafter '%s': a %s, and drafters with weights are not read yet "
-			      "(ngram[:N] or random[:SEED])", spec, S_ISDIR(st.st_mode) ? "folder" : "file");
+		/* a path names a drafter with weights, which no drafter here has */
+		return tf_err("drafter '%s' is a %s, and drafters with weights (DFlash, mtp) are not "
+			      "supported: ngram[:N] or random[:SEED]", spec, S_ISDIR(st.st_mode) ? "folder" : "file");
 	} else {
 		return tf_err("no drafter '%s': not ngram[:N] or random[:SEED], nor a file or folder", spec);
 	}

@@ -109,7 +109,7 @@ static void specs(void)
 	parse_bad("ngram", "0x1", "WIDTH 1 to 64 branches, DEPTH 1 to 64");
 	parse_bad("ngram", "x", "bad draft tree 'x'");
 	parse_bad("ngram", "64x64", "4097 nodes, a tree pass takes at most 1024");
-	parse_bad("ngram", "auto", "'auto' is not there yet");
+	parse_bad("ngram", "auto", "'auto' (a shape chosen by timing) is not implemented");
 }
 
 /* node i of t as "id<parent" joined by spaces */
