@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "base/pool.h"
 #include "decode/decoder.h"
+#include "draft/draft.h"
 #include "io/ids.h"
 #include "io/out.h"
 #include "model/model.h"
@@ -39,6 +40,13 @@ static const char usage_text[] =
 	"      --ignore-eos     do not stop at the model's end-of-sequence ids\n"
 	"      --stream         write each generated id as soon as it is made (with -P,\n"
 	"                       those of the first line not yet written)\n"
+	"      --draft SPEC     speculative decoding: SPEC drafts ids, the model checks\n"
+	"                       them in one pass and keeps those it would have made;\n"
+	"                       ngram[:N] (the last N ids looked up earlier in the\n"
+	"                       sequence, default 3) or random[:SEED] (a test aid)\n"
+	"      --draft-tree SHAPE  off (a chain of 8, default) or WIDTHxDEPTH: up to\n"
+	"                       WIDTH drafted branches of DEPTH ids, in one tree\n"
+	"      --draft-stats    write ids a pass, the draft's share and ids/s to stderr\n"
 	"  -P, --parallel N     generate up to N sequences at once, in shared rounds\n"
 	"                       (default 1); the lines still come out in input order\n"
 	"      --mem-budget B   admit a sequence only when the caches in flight fit in\n"
@@ -54,7 +62,7 @@ static const char usage_text[] =
 	"  -V, --version        show the version\n";
 
 enum { OPT_RAW = 256, OPT_LAST, OPT_TEXT, OPT_TEMP, OPT_TOPK, OPT_TOPP, OPT_SEED, OPT_NOEOS,
-       OPT_STREAM, OPT_MODE, OPT_DEVICE, OPT_WINDOW, OPT_BUDGET };
+       OPT_STREAM, OPT_MODE, OPT_DEVICE, OPT_WINDOW, OPT_BUDGET, OPT_DRAFT, OPT_DRAFT_TREE, OPT_DRAFT_STATS };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -69,6 +77,9 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "ignore-eos", no_argument, NULL, OPT_NOEOS },
 	{ "stream", no_argument, NULL, OPT_STREAM },
+	{ "draft", required_argument, NULL, OPT_DRAFT },
+	{ "draft-tree", required_argument, NULL, OPT_DRAFT_TREE },
+	{ "draft-stats", no_argument, NULL, OPT_DRAFT_STATS },
 	{ "parallel", required_argument, NULL, 'P' },
 	{ "mem-budget", required_argument, NULL, OPT_BUDGET },
 	{ "mode", required_argument, NULL, OPT_MODE },
@@ -82,13 +93,18 @@ static const struct option longopts[] = {
 };
 
 /* options given, where one only means something beside another */
-enum { G_TEMP = 1, G_TOPK = 2, G_TOPP = 4, G_SEED = 8, G_STREAM = 16, G_LOGITS = 32, G_STREAMS = 64 };
+enum { G_TEMP = 1, G_TOPK = 2, G_TOPP = 4, G_SEED = 8, G_STREAM = 16, G_LOGITS = 32, G_STREAMS = 64,
+       G_DRAFT = 128, G_DRAFT_TREE = 256, G_DRAFT_STATS = 512 };
 
 /* an option that would be accepted and then ignored is a usage error */
 static void check_options(const tf_run_opts *o, int given)
 {
 	if (!o->gen && (given & (G_TEMP | G_TOPK | G_TOPP | G_SEED | G_STREAM | G_STREAMS)))
 		tf_usage_die("--temp, --top-k, --top-p, --seed, --stream, -P and --mem-budget go with -n (generation)");
+	if (!o->gen && (given & (G_DRAFT | G_DRAFT_TREE | G_DRAFT_STATS)))
+		tf_usage_die("--draft, --draft-tree and --draft-stats go with -n (generation)");
+	if ((given & G_DRAFT_TREE) && !(given & G_DRAFT))
+		tf_usage_die("--draft-tree shapes the drafts of --draft: it needs --draft");
 	if (o->gen && (given & G_LOGITS))
 		tf_usage_die("-n writes ids: --raw, --last, --text and --window shape logits, not ids");
 	if ((given & (G_TOPK | G_TOPP)) && !(o->sampler.temp > 0))
@@ -154,6 +170,24 @@ static void show_chunk(void *ctx, long index, int64_t tokens, int64_t fed)
 	show(p, fed, tokens);
 }
 
+/* --draft-stats: what the decoding rounds made and where their time went */
+static void show_stats(const tf_draft_spec *sp, const tf_draft_stats *st)
+{
+	double t = st->total_s > 0 ? st->total_s : 1e-9, other = t - st->draft_s - st->verify_s;
+	char name[96];
+
+	fprintf(stderr, "draft        %s\n", tf_draft_name(sp, name));
+	fprintf(stderr, "passes       %ld (%ld with a draft)\n", st->passes, st->drafted);
+	fprintf(stderr, "ids          %ld made, %.3f a pass (acceptance length)\n", st->made,
+		st->passes ? (double)st->made / st->passes : 0);
+	fprintf(stderr, "drafted      %ld ids, %ld accepted (%.1f%%), %.3f ids a drafted pass\n", st->proposed,
+		st->accepted, st->proposed ? 100.0 * st->accepted / st->proposed : 0,
+		st->drafted ? (double)(st->accepted + st->drafted) / st->drafted : 0);
+	fprintf(stderr, "time         %.3f s decoding: draft %.1f%%, verify %.1f%%, other %.1f%%\n", st->total_s,
+		100 * st->draft_s / t, 100 * st->verify_s / t, 100 * (other > 0 ? other : 0) / t);
+	fprintf(stderr, "speed        %.1f ids/s\n", st->made / t);
+}
+
 static void unshow(struct shown *p)
 {
 	if (!p->drawn)
@@ -168,7 +202,9 @@ int main(int argc, char **argv)
 	tf_run_opts o = { .out = TF_OUT_RECORDS, .sampler = { .top_p = 1 } };
 	tf_streams_opts so = { .parallel = 1 };
 	const char *budget = getenv("TF_MEM_BUDGET");
-	const char *output = "-", *input = "-";
+	const char *output = "-", *input = "-", *draft = NULL, *draft_tree = NULL;
+	tf_draft_spec spec = { 0 };
+	tf_draft_stats stats = { 0 };
 	int force = 0, quiet = 0, threads = 0, given = 0, c;
 	struct shown shown = { 0 };
 	const char *device = getenv("TF_DEVICE");
@@ -201,6 +237,9 @@ int main(int argc, char **argv)
 		case OPT_SEED: o.sampler.rng = tf_arg_u64(optarg, "--seed"); given |= G_SEED; break;
 		case OPT_NOEOS: o.ignore_eos = 1; break;
 		case OPT_STREAM: o.stream = 1; given |= G_STREAM; break;
+		case OPT_DRAFT: draft = optarg; given |= G_DRAFT; break;
+		case OPT_DRAFT_TREE: draft_tree = optarg; given |= G_DRAFT_TREE; break;
+		case OPT_DRAFT_STATS: given |= G_DRAFT_STATS; break;
 		case 'P': so.parallel = tf_arg_long(optarg, "-P", 1, 4096); given |= G_STREAMS; break;
 		case OPT_BUDGET: budget = optarg; given |= G_STREAMS; break;
 		case OPT_MODE:
@@ -228,6 +267,14 @@ int main(int argc, char **argv)
 		device = "auto";
 	if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "auto"))
 		tf_usage_die("--device must be cpu, cuda or auto, not '%s'", device);
+	// a drafter that cannot be is bad input, found before the model loads
+	if (draft) {
+		if (tf_draft_parse(&spec, draft, draft_tree) < 0)
+			tf_die_err();
+		so.draft = &spec;
+	}
+	if (given & G_DRAFT_STATS)
+		so.stats = &stats;
 
 	tf_pool_init(threads);
 	m = tf_model_open(argv[optind]);
@@ -251,6 +298,8 @@ int main(int argc, char **argv)
 		}
 		int rc = tf_run_streams(m, &rd, &o, &so);
 		unshow(&shown);
+		if (rc == 0 && so.stats)
+			show_stats(&spec, &stats);
 		if (rc < 0) {
 			tf_out_abort(&out);
 			tf_die_err();

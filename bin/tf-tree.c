@@ -33,19 +33,25 @@ static const char usage_text[] =
 	"      --commit PATH    keep a path of each tree in the sequence before the next:\n"
 	"                       node indices (0,1,3), or best: the longest path whose\n"
 	"                       every id is the argmax of the logits before it\n"
+	"      --draft SPEC     after each prompt, the tree SPEC drafts (tf-run(1)'s\n"
+	"                       ngram[:N] or random[:SEED]), run as a tree line; with\n"
+	"                       --text first shown as its line, \"draft: ID:PARENT ...\"\n"
+	"      --draft-tree SHAPE  off (a chain of 8, default) or WIDTHxDEPTH\n"
 	"  -t, --threads N      CPU threads (default: TF_THREADS or all CPUs)\n"
 	"      --device DEV     cpu, cuda or auto: the GPU when there is one (trees of\n"
 	"                       at most 16 nodes there; default: TF_DEVICE or auto)\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
 
-enum { OPT_TEXT = 256, OPT_COMMIT, OPT_DEVICE };
+enum { OPT_TEXT = 256, OPT_COMMIT, OPT_DEVICE, OPT_DRAFT, OPT_DRAFT_TREE };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "text", required_argument, NULL, OPT_TEXT },
 	{ "commit", required_argument, NULL, OPT_COMMIT },
+	{ "draft", required_argument, NULL, OPT_DRAFT },
+	{ "draft-tree", required_argument, NULL, OPT_DRAFT_TREE },
 	{ "threads", required_argument, NULL, 't' },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "help", no_argument, NULL, 'h' },
@@ -124,7 +130,8 @@ static tf_item *read_all(FILE *in, const char *name, const tf_model *m, const tf
 int main(int argc, char **argv)
 {
 	tf_tree_opts o = { 0 };
-	const char *output = "-", *input = "-", *device = getenv("TF_DEVICE");
+	const char *output = "-", *input = "-", *device = getenv("TF_DEVICE"), *draft = NULL, *draft_tree = NULL;
+	tf_draft_spec spec;
 	int force = 0, threads = 0, c;
 	tf_item *items;
 	size_t n;
@@ -142,6 +149,8 @@ int main(int argc, char **argv)
 		case 'f': force = 1; break;
 		case OPT_TEXT: o.text_k = tf_arg_long(optarg, "--text", 1, 1 << 30); break;
 		case OPT_COMMIT: parse_commit(optarg, &o); break;
+		case OPT_DRAFT: draft = optarg; break;
+		case OPT_DRAFT_TREE: draft_tree = optarg; break;
 		case 't': threads = tf_arg_long(optarg, "--threads", 1, 256); break;
 		case OPT_DEVICE: device = optarg; break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
@@ -157,6 +166,17 @@ int main(int argc, char **argv)
 		device = "auto";
 	if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "auto"))
 		tf_usage_die("--device must be cpu, cuda or auto, not '%s'", device);
+	if (draft_tree && !draft)
+		tf_usage_die("--draft-tree shapes the drafts of --draft: it needs --draft");
+	if (draft && o.keep == TF_KEEP_PATH)
+		tf_usage_die("--commit takes best with --draft: node indices cannot name the nodes "
+			     "of trees drafted as it runs");
+	// a drafter that cannot be is bad input, found before the model loads
+	if (draft) {
+		if (tf_draft_parse(&spec, draft, draft_tree) < 0)
+			tf_die_err();
+		o.draft = &spec;
+	}
 
 	tf_pool_init(threads);
 	m = tf_model_open(argv[optind]);

@@ -6,6 +6,7 @@
 #include "base/err.h"
 #include "decode/pace.h"
 #include "decode/round.h"
+#include "gpu/gpu.h"
 #include "streams.h"
 
 /* one input line, from when it is read until its output line is written */
@@ -15,6 +16,9 @@ struct stream {
 	int64_t fed;            /* prompt ids fed */
 	tf_decoder *d;          /* while in flight; NULL before and after */
 	tf_sampler smp;         /* its own draws */
+	tf_drafter *dr;         /* with a drafter: its own, and */
+	int32_t *ids;           /* (nids) its prompt and the ids drawn since */
+	int64_t nids, idcap;
 	int32_t next;           /* the id to feed next */
 	long drawn;             /* ids written */
 	int done;               /* its line is complete */
@@ -63,6 +67,11 @@ static void put_id(struct run *r, struct stream *x, int32_t id)
 		return;
 	}
 	append(x, buf, snprintf(buf, sizeof buf, o->stream ? "%d " : x->drawn ? " %d" : "%d", id));
+	if (x->dr) {
+		if (x->nids == x->idcap)
+			x->ids = tf_realloc(x->ids, (x->idcap = 2 * x->idcap + 64) * sizeof *x->ids);
+		x->ids[x->nids++] = id;
+	}
 	x->next = id;
 	if (++x->drawn >= o->gen)
 		x->done = 1;
@@ -71,6 +80,7 @@ static void put_id(struct run *r, struct stream *x, int32_t id)
 struct taken {
 	struct run *r;
 	struct stream *x;
+	int step;               /* a decode step's row, not a prompt's */
 };
 
 /* a round's logits row of a stream (the last prompt row, or a step's):
@@ -78,8 +88,11 @@ struct taken {
 static int take(void *ctx, int64_t row0, int64_t rows, const float *logits)
 {
 	struct taken *t = ctx;
+	tf_draft_stats *st = t->r->so->stats;
 
 	put_id(t->r, t->x, tf_sample(&t->x->smp, logits, t->r->m->c.vocab));
+	if (st && t->step)
+		st->passes++, st->made++;
 	return 0;
 }
 
@@ -150,6 +163,14 @@ static int admit(struct run *r, struct stream *x)
 	else if (!(x->d = tf_decoder_new(m)))
 		return -1;
 	tf_decoder_reserve(x->d, positions);
+	if (r->so->draft) {
+		if (!(x->dr = tf_drafter_new(r->so->draft, m->c.vocab, x->index)))
+			return -1;
+		x->idcap = x->s.n + 64;
+		x->ids = tf_malloc(x->idcap * sizeof *x->ids);
+		memcpy(x->ids, x->s.ids, x->s.n * sizeof *x->ids);
+		x->nids = x->s.n;
+	}
 	r->used += x->bytes;
 	r->live++;
 	return 1;
@@ -192,6 +213,14 @@ static int take_in(struct run *r, tf_ids_reader *rd, long *index, int *eof)
 	return 0;
 }
 
+static void free_draft(struct stream *x)
+{
+	tf_drafter_free(x->dr);
+	free(x->ids);
+	x->dr = NULL;
+	x->ids = NULL;
+}
+
 /* the streams that finished this round leave their slots and caches */
 static void retire(struct run *r)
 {
@@ -207,6 +236,7 @@ static void retire(struct run *r)
 				tf_decoder_free(x->d);
 			}
 			x->d = NULL;
+			free_draft(x);
 			r->used -= x->bytes;
 			r->live--;
 		}
@@ -214,17 +244,63 @@ static void retire(struct run *r)
 }
 
 /*
- * One round: a decode step of every stream past its prompt, and the next
- * chunk of the oldest stream still in its prompt. With one stream in
- * flight on the GPU the round is instead a loop of up to TF_STEPS_MAX
- * steps drawn on the device, as one stream alone runs there.
+ * A drafting stream's turn in a round: a tree from its drafter, verified
+ * in a pass of its own, the ids drawn along the kept path written. Its
+ * branches are cut to the ids the stream still makes, less the target's
+ * own, and on the GPU to the nodes a tree pass takes there. 1 when it
+ * took its turn, 0 when nothing was drafted (it steps in the shared
+ * pass), -1 on an error.
+ */
+static int draft_turn(struct run *r, struct stream *x)
+{
+	const tf_draft_spec *sp = r->so->draft;
+	tf_draft_stats *st = r->so->stats;
+	long left = r->o->gen - x->drawn;
+	int depth = left - 1 < sp->depth ? (int)(left - 1) : sp->depth;
+	int64_t nodes = 1 + (int64_t)sp->width * depth;
+	int32_t out[TF_DRAFT_DEPTH_MAX + 1];
+	tf_draft_tree t;
+	double t0 = tf_draft_now(), t1;
+	int k;
+
+	if (tf_decoder_on_gpu(x->d) && nodes > TF_GPU_TREE_MAX)
+		nodes = TF_GPU_TREE_MAX;
+	tf_drafter_propose(x->dr, x->ids, x->nids, depth, nodes, &t);
+	t1 = tf_draft_now();
+	if (st)
+		st->draft_s += t1 - t0;
+	if (t.n == 1)
+		return 0;
+	if ((k = tf_draft_verify(x->d, x->dr, &x->smp, &t, out)) < 0)
+		return -1;
+	if (st) {
+		st->verify_s += tf_draft_now() - t1;
+		st->passes++;
+		st->drafted++;
+		st->proposed += t.n - 1;
+		st->accepted += k - 1;
+		st->made += k;
+	}
+	for (int j = 0; j < k && !x->done; j++)
+		put_id(r, x, out[j]);
+	return 1;
+}
+
+/*
+ * One round: a decode step of every stream past its prompt (or, drafting,
+ * a verified tree), and the next chunk of the oldest stream still in its
+ * prompt. With one stream in flight on the GPU, not drafting, the round is
+ * instead a loop of up to TF_STEPS_MAX steps drawn on the device, as one
+ * stream alone runs there.
  */
 static int round_once(struct run *r)
 {
 	const tf_run_opts *o = r->o;
+	tf_draft_stats *st = r->so->stats;
 	tf_round_part *p = r->parts;
 	struct taken *t = r->taken;
-	int k = 0, chunk = 0, rc = 0, decoders = 0;
+	int k = 0, chunk = 0, steps = 0, rc = 0, decoders = 0;
+	double t0 = tf_draft_now(), t1;
 
 	for (int i = 0; i < r->nq; i++)
 		decoders += r->q[i]->d && !r->q[i]->done && r->q[i]->fed == (int64_t)r->q[i]->s.n;
@@ -235,16 +311,29 @@ static int round_once(struct run *r)
 		struct stream *x = r->q[i];
 		if (!x->d || x->done)
 			continue;
-		if (x->fed == (int64_t)x->s.n && r->so->parallel == 1 && tf_decoder_on_gpu(x->d)) {
+		if (x->fed == (int64_t)x->s.n && !x->dr && r->so->parallel == 1 && tf_decoder_on_gpu(x->d)) {
 			long left = o->gen - x->drawn;
 			int n = left < TF_STEPS_MAX ? (int)left : TF_STEPS_MAX, got;
 			int32_t ahead[TF_STEPS_MAX];
 			rc = tf_decoder_generate(x->d, x->next, &x->smp, n, !o->ignore_eos, NULL, NULL, ahead, &got);
 			for (int j = 0; j < got && !x->done; j++)
 				put_id(r, x, ahead[j]);
+			if (st) {
+				st->passes += got;
+				st->made += got;
+				st->verify_s += tf_draft_now() - t0;
+				st->total_s += tf_draft_now() - t0;
+			}
 			goto out;
 		}
-		t[k] = (struct taken){ r, x };
+		if (x->fed == (int64_t)x->s.n && x->dr) {
+			if ((rc = draft_turn(r, x)) < 0)
+				goto out;
+			steps |= rc;
+			if (rc)
+				continue;
+		}
+		t[k] = (struct taken){ r, x, 0 };
 		if (x->fed < (int64_t)x->s.n) {
 			if (chunk)
 				continue;
@@ -257,13 +346,21 @@ static int round_once(struct run *r)
 			if (r->so->progress)
 				r->so->progress(r->so->progress_ctx, x->index, x->s.n, x->fed);
 		} else {
+			t[k].step = 1;
+			steps = 1;
 			p[k] = (tf_round_part){ x->d, &x->next, 1, 0, take, &t[k] };
 		}
 		k++;
 	}
+	t1 = tf_draft_now();
 	tf_pace_begin(&r->pace);
 	rc = tf_decoder_round(p, k);
 	tf_pace_end(&r->pace, decoders, chunk > 0);
+	/* a round that decoded counts whole, a prompt chunk in it or not */
+	if (st && steps) {
+		st->verify_s += tf_draft_now() - t1;
+		st->total_s += tf_draft_now() - t0;
+	}
 out:
 	return rc;
 }
@@ -291,6 +388,7 @@ int tf_run_streams(const tf_model *m, tf_ids_reader *rd, const tf_run_opts *o, c
 	}
 	for (int k = 0; k < r.nq; k++) {
 		tf_decoder_free(r.q[k]->d);
+		free_draft(r.q[k]);
 		tf_seq_free(&r.q[k]->s);
 		free(r.q[k]->text);
 		free(r.q[k]);

@@ -12,6 +12,11 @@
  * (its sampler seeded by tf_sample_seed(seed, its index)), are the same
  * for every P.
  *
+ * With a drafter (so->draft) a round verifies each decoding stream's
+ * drafted tree in a pass of its own and takes the ids the target draws
+ * along the path it keeps: more than one a round where the draft was
+ * right, and the same ids whatever the drafter proposed.
+ *
  * A stream is admitted only when its cache (tf_decoder_cache_bytes of its
  * prompt plus -n positions) fits the budget beside the streams in flight;
  * the next line waits, in order, until it does. A line whose cache would
@@ -22,6 +27,7 @@
 
 #include <stdint.h>
 
+#include "draft/draft.h"
 #include "io/ids.h"
 #include "model/model.h"
 #include "run.h"
@@ -36,6 +42,12 @@ typedef struct {
 	 * ids, those fed so far; fn NULL for none */
 	void (*progress)(void *ctx, long index, int64_t tokens, int64_t fed);
 	void *progress_ctx;
+	/* a drafter for every sequence (draft.h), or NULL: each round a
+	 * stream past its prompt verifies its draft in a tree pass of its own
+	 * (a stream with nothing drafted steps in the shared pass), and its
+	 * ids are still those it would make without */
+	const tf_draft_spec *draft;
+	tf_draft_stats *stats;  /* the decoding rounds' figures added here, or NULL */
 } tf_streams_opts;
 
 /* generates o->gen ids for every sequence rd reads, one text line each

@@ -4,6 +4,7 @@
 
 #include "base/err.h"
 #include "decode/sample.h"
+#include "gpu/gpu.h"
 #include "io/rec.h"
 #include "run.h"
 #include "tree_run.h"
@@ -22,6 +23,7 @@ void tf_tree_run_init(tf_tree_run *r, tf_decoder *d, const tf_tree_opts *o)
 
 void tf_tree_run_free(tf_tree_run *r)
 {
+	tf_drafter_free(r->dr);
 	free(r->ctx);
 	free(r->logits);
 }
@@ -130,7 +132,48 @@ static int tree(tf_tree_run *r, const tf_item *it)
 	return rc;
 }
 
+/* the drafter's tree after a prompt, its root (the prompt's last id, fed
+ * already) left out, as the tree of an input line */
+static int drafted(tf_tree_run *r, const tf_seq *ids)
+{
+	const tf_draft_spec *sp = r->o->draft;
+	int64_t nodes = 1 + (int64_t)sp->width * sp->depth;
+	tf_draft_tree t;
+	tf_item it = { TF_ITEM_TREE, { 0 }, { 0 }, 0 };
+	FILE *f = r->o->f;
+	int rc = 0;
+
+	tf_drafter_free(r->dr);
+	if (!(r->dr = tf_drafter_new(sp, tf_decoder_model(r->d)->c.vocab, r->seq)))
+		return -1;
+	if (tf_decoder_on_gpu(r->d) && nodes > TF_GPU_TREE_MAX + 1)
+		nodes = TF_GPU_TREE_MAX + 1;
+	tf_drafter_propose(r->dr, ids->ids, (int64_t)ids->n, sp->depth, nodes, &t);
+	it.id.n = it.parent.n = t.n - 1;
+	it.id.ids = t.id + 1;
+	it.parent.ids = tf_malloc(t.n * sizeof *it.parent.ids);
+	for (int64_t i = 1; i < t.n; i++)
+		it.parent.ids[i - 1] = t.parent[i] - 1;
+	if (r->o->text_k) {
+		fputs("draft:", f);
+		for (int64_t i = 1; i < t.n; i++)
+			fprintf(f, " %d:%d", it.id.ids[i - 1], it.parent.ids[i - 1]);
+		fputc('\n', f);
+		if (t.n == 1)
+			fputc('\n', f);
+		rc = ferror(f) ? tf_err("write error:") : 0;
+	}
+	if (!rc && t.n > 1)
+		rc = tree(r, &it);
+	free(it.parent.ids);
+	return rc;
+}
+
 int tf_tree_run_item(tf_tree_run *r, const tf_item *it)
 {
-	return it->kind == TF_ITEM_PROMPT ? prompt(r, &it->id) : tree(r, it);
+	if (it->kind == TF_ITEM_TREE)
+		return tree(r, it);
+	if (prompt(r, &it->id) < 0)
+		return -1;
+	return r->o->draft && it->id.n ? drafted(r, &it->id) : 0;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "decode/decoder.h"
+#include "draft/draft.h"
 #include "io/trees.h"
 #include "model/tree.h"
 
@@ -21,6 +22,12 @@ typedef struct {
 	int keep;               /* TF_KEEP_*: what each tree leaves in the sequence */
 	int32_t *path;          /* TF_KEEP_PATH: node indices, root first */
 	int64_t path_len;
+	/* a drafter, or NULL: each prompt is followed by the tree it drafts
+	 * after the prompt (its root, the prompt's last id, left out: the
+	 * drafted ids become the tree's nodes, those under the root roots),
+	 * run as a tree of the input would be; text output shows it first as
+	 * a line "draft: ID:PARENT ...", which tf-tree reads as that tree */
+	const tf_draft_spec *draft;
 	FILE *f;
 } tf_tree_opts;
 
@@ -31,6 +38,7 @@ typedef struct {
 	int has_ctx;            /* ctx holds the logits at the sequence's end */
 	float *ctx;             /* (V) */
 	float *logits;          /* (TF_TREE_MAX, V) the last tree's nodes */
+	tf_drafter *dr;         /* o->draft's, for the sequence */
 } tf_tree_run;
 
 void tf_tree_run_init(tf_tree_run *r, tf_decoder *d, const tf_tree_opts *o);

@@ -112,7 +112,8 @@ static void same_ids(const char *what, tf_sampler s)
 		/* one uniform a sampled step, none a greedy one */
 		for (int t = 0; t < STEPS + 1 && s.temp > 0; t++)
 			tf_sample_uniform(&ref);
-		ok(after.rng == ref.rng, "%s, loops of %d steps: the sampler moved on by the steps taken", what,
+		ok(after.rng == ref.rng && after.drawn == ref.drawn,
+		   "%s, loops of %d steps: the sampler moved on by the steps taken", what,
 		   most[k]);
 	}
 	free(l);
@@ -152,7 +153,8 @@ static void stops(tf_sampler s0, const char *what)
 	ok(tf_decoder_pos(st) == pos + j + 1, "%s: the sequence moved on by the steps taken", what);
 	for (int t = 0; t < j + 2 && s0.temp > 0; t++)
 		tf_sample_uniform(&ref);
-	ok(s.rng == ref.rng, "%s: the sampler moved on by the steps taken, not by the loop's length", what);
+	ok(s.rng == ref.rng && s.drawn == ref.drawn,
+	   "%s: the sampler moved on by the steps taken, not by the loop's length", what);
 	/* the step after: as if the ids had come one at a time */
 	DIE_IF(tf_decoder_forward(st, &out[got - 1], 1, next, 0));
 	ok(same_bits("the next step's logits", next, l + (int64_t)(j + 1) * V, V),

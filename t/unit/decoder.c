@@ -97,7 +97,8 @@ static void runs(const char *what, tf_sampler s0)
 		   most[k]);
 		for (int t = 0; t < STEPS + 1 && s0.temp > 0; t++)
 			tf_sample_uniform(&ref);
-		ok(s.rng == ref.rng, "%s, runs of %d steps: the sampler moved on by the draws", what, most[k]);
+		ok(s.rng == ref.rng && s.drawn == ref.drawn, "%s, runs of %d steps: the sampler moved on by the draws",
+		   what, most[k]);
 		ok(tf_decoder_pos(d) == nprompt + STEPS, "%s, runs of %d steps: the sequence holds every id fed", what,
 		   most[k]);
 		tf_decoder_free(d);
