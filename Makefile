@@ -189,7 +189,7 @@ fuzz: $(FUZZ:%=t/fuzz/fuzz-%)
 # are installed; otherwise the exact command is printed and make stops.
 APT_PKGS = build-essential pkg-config libjansson-dev libpcre2-dev libutf8proc-dev \
            libcurl4-openssl-dev libarchive-dev libssl-dev libmicrohttpd-dev mandoc python3 python3-venv \
-           zstd zip xz-utils curl
+           zstd zip xz-utils curl jq
 # mlx (its CPU build on Linux) and mlx-lm are tf-pack's oracle: their
 # quantizer, converter and forward are what tf-pack and tf-run must match;
 # tokenizers is tf-tok's; jinja2 renders the chat template tf-serve is held
