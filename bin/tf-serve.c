@@ -165,13 +165,12 @@ int main(int argc, char **argv)
 	if (!tok)
 		tf_die_err();
 	char *tmpl = tf_chat_template_of(path);
-	if (tmpl && !tf_chat_template_known(tmpl)) {
-		tf_warn("the model's chat template is not the Qwen3.5 family's: /v1/chat/completions is refused");
-		so.chat_refused = 1;
-	} else if (!tf_tok_has_chat(tok)) {
-		tf_warn("the tokenizer has no <|im_start|> and <|im_end|>: /v1/chat/completions is refused");
-		so.chat_refused = 1;
-	}
+	if (tmpl && !tf_chat_template_known(tmpl))
+		so.chat_refused = "the model's chat template is not the Qwen3.5 family's, the one format tf-serve renders";
+	else if (!tf_tok_has_chat(tok))
+		so.chat_refused = "the model's tokenizer has no <|im_start|> and <|im_end|> for chat turns";
+	if (so.chat_refused)
+		tf_warn("%s: /v1/chat/completions is refused", so.chat_refused);
 	free(tmpl);
 
 	tf_engine *e = tf_engine_new(m, &eo);

@@ -72,4 +72,21 @@ test_expect "tool-call arguments as a JSON string give the same prompt as the ob
 serve_stop S
 say_ok $? "SIGTERM: exit status 0"
 
+# a model folder whose template is another family's (ChatML without
+# thinking or the XML tool calls): chats are refused, completions served
+mkdir other && ln -s $M/config.json $M/model.safetensors $M/tokenizer.json other/ &&
+	printf '%s\n' '{"chat_template": "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"}' \
+		>other/tokenizer_config.json
+serve_start O tf-serve other || exit 1
+test_expect "another family's template: a warning at start" "
+	grep -q '^tf-serve: warning: the model.s chat template is not the Qwen3.5 family.s.*/v1/chat/completions is refused' $TMP/O.err
+"
+test_expect "... a chat gets 400 chat_template_unsupported, a completion is served" "
+	test \$(curl -s -o e.json -w '%{http_code}' $O_URL/v1/chat/completions -d '{\"messages\": [{\"role\": \"user\", \"content\": \"a\"}]}') = 400 &&
+	jq -e '.error.code == \"chat_template_unsupported\"' e.json &&
+	curl -sf $O_URL/v1/completions -d '{\"prompt\": \"a\", \"max_tokens\": 2}' | jq -e '.object == \"text_completion\"'
+"
+serve_stop O
+say_ok $? "SIGTERM: exit status 0"
+
 done_testing

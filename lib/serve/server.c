@@ -227,9 +227,7 @@ static enum MHD_Result generate(struct req *q, int chat)
 
 	if (chat && s->o.chat_refused)
 		return fail(q, 400, "invalid_request_error", "chat_template_unsupported",
-			    "this model's chat template (%s) is not the Qwen3.5 family's, the one format tf-serve "
-			    "renders; use /v1/completions with the prompt rendered",
-			    "tokenizer_config.json");
+			    "%s; use /v1/completions with the prompt rendered", s->o.chat_refused);
 	if (tf_api_parse(&env, q->body.s ? q->body.s : "", q->body.len, chat, &q->r, &err) < 0)
 		return send_err(q, &err);
 	if (tf_gen_start(&q->g, s->e, s->tok, s->o.model_name, &q->r, &err) < 0) {

@@ -29,7 +29,8 @@ typedef struct {
 	long body_max;          /* request body bytes at most */
 	int timeout_s;          /* an idle connection is closed after this */
 	int connections;        /* connections at once at most */
-	int chat_refused;       /* the model's template is not the Qwen3.5 family's */
+	const char *chat_refused;       /* why chats are refused (a template not the Qwen3.5
+					 * family's, no ChatML tokens), or NULL */
 } tf_server_opts;
 
 typedef struct tf_server tf_server;
