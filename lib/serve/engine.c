@@ -162,6 +162,30 @@ static int take(void *ctx, int64_t row0, int64_t rows, const float *logits)
 	return 0;
 }
 
+/* an id drawn on the device by tf_decoder_generate */
+static int each(void *ctx, int32_t id)
+{
+	tf_job *j = ctx;
+	tf_draw dr = { .id = id };
+
+	pthread_mutex_lock(&j->e->mu);
+	put(j->e, j, &dr);
+	pthread_mutex_unlock(&j->e->mu);
+	return 0;
+}
+
+/* a lone job past its prompt on the GPU runs as tf-run runs a lone
+ * stream there: up to TF_STEPS_MAX steps drawn on the device a launch
+ * (the same ids as the rounds' host draws, which t9100 holds them to) */
+static int alone_on_gpu(tf_job *j)
+{
+	long left = j->max_tokens - j->nd;
+	int n = left < TF_STEPS_MAX ? (int)left : TF_STEPS_MAX, got;
+	int32_t ahead[TF_STEPS_MAX];
+
+	return tf_decoder_generate(j->d, j->next, &j->smp, n, !j->ignore_eos, each, j, ahead, &got);
+}
+
 /* the live jobs that are over leave their slots, the queued ones that fit
  * come in (under the lock) */
 static void retire_admit(tf_engine *e)
@@ -253,11 +277,15 @@ static void *run(void *arg)
 			pthread_cond_wait(&e->work, &e->mu);
 			continue;
 		}
-		int n = e->nlive;
+		int n = e->nlive, alone = 0;
 		memcpy(live, e->live, n * sizeof *live);
+		if (n == 1 && !e->nq) {
+			tf_job *j = live[0];
+			alone = j->fed == j->n && j->logprobs < 0 && tf_decoder_on_gpu(j->d);
+		}
 		pthread_mutex_unlock(&e->mu);
 		double t0 = now();
-		int rc = round_once(e, live, n, p);
+		int rc = alone ? alone_on_gpu(live[0]) : round_once(e, live, n, p);
 		pthread_mutex_lock(&e->mu);
 		e->st.busy_s += now() - t0;
 		e->st.rounds++;

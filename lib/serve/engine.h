@@ -6,7 +6,9 @@
  * submit jobs, read their ids as they are drawn and cancel them. A job's
  * ids depend only on its prompt, its sampler and its seed, never on what
  * runs beside it: a job seeded tf_sample_seed(seed, i) draws what tf-run's
- * sequence i draws.
+ * sequence i draws. A lone job on the GPU, past its prompt and with no
+ * logprobs asked, runs as tf-run runs a lone stream there: steps drawn on
+ * the device, TF_STEPS_MAX a launch.
  *
  *   e = tf_engine_new(m, &(tf_engine_opts){ .parallel = 8, .queue = 64 });
  *   j = tf_engine_submit(e, &params);       NULL: the queue is full
