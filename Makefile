@@ -88,7 +88,8 @@ LDLIBS_tf-pack  = $(LIBS_BASE) -lcrypto
 LDLIBS_tf-pull  = $(LIBS_BASE) -lcurl -larchive -lcrypto
 LDLIBS_tf-bench = $(LIBS_BASE) $(LIBS_CUDA)
 LDLIBS_tf-tree  = $(LIBS_BASE) $(LIBS_CUDA)
-LDLIBS_test     = $(LIBS_BASE) -lcrypto -lpcre2-8 -lutf8proc -lcurl -larchive $(LIBS_CUDA)
+LDLIBS_tf-serve = $(LIBS_BASE) -lmicrohttpd -lpcre2-8 -lutf8proc $(LIBS_CUDA)
+LDLIBS_test     = $(LIBS_BASE) -lcrypto -lpcre2-8 -lutf8proc -lcurl -larchive -lmicrohttpd $(LIBS_CUDA)
 # the kernel tests (t/unit/cuda-*) and GPU builds on machines without the
 # text and network libraries link only what they use
 LDLIBS_cuda     = $(LIBS_BASE) $(LIBS_CUDA)
@@ -187,12 +188,13 @@ fuzz: $(FUZZ:%=t/fuzz/fuzz-%)
 # oracles' Python packages (in .venv), mandoc for the man lint. As root they
 # are installed; otherwise the exact command is printed and make stops.
 APT_PKGS = build-essential pkg-config libjansson-dev libpcre2-dev libutf8proc-dev \
-           libcurl4-openssl-dev libarchive-dev libssl-dev mandoc python3 python3-venv \
-           zstd zip xz-utils
+           libcurl4-openssl-dev libarchive-dev libssl-dev libmicrohttpd-dev mandoc python3 python3-venv \
+           zstd zip xz-utils curl jq
 # mlx (its CPU build on Linux) and mlx-lm are tf-pack's oracle: their
 # quantizer, converter and forward are what tf-pack and tf-run must match;
-# tokenizers is tf-tok's
-PIP_PKGS = numpy tokenizers 'mlx[cpu]==0.32.4' mlx-lm==0.32.2
+# tokenizers is tf-tok's; jinja2 renders the chat template tf-serve is held
+# to, and openai is the client tf-serve's API is tested with
+PIP_PKGS = numpy tokenizers 'mlx[cpu]==0.32.4' mlx-lm==0.32.2 jinja2 openai
 
 deps-build:
 	@missing=; \
@@ -213,7 +215,7 @@ deps: deps-build
 	@$(VENV)/bin/python -c 'import sys; mods = sys.argv[1:]; [__import__(m.split("==")[0].replace("-", "_")) for m in mods]' \
 		$(PIP_IMPORTS) 2>/dev/null || $(VENV)/bin/pip install -q $(PIP_PKGS)
 
-PIP_IMPORTS = numpy tokenizers mlx.core mlx_lm
+PIP_IMPORTS = numpy tokenizers mlx.core mlx_lm jinja2 openai
 
 test: deps all
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PROVE) $(TESTS) $(UNIT)
