@@ -9,18 +9,9 @@
 # logits to its logits alone, bit for bit.
 . "$(dirname "$0")/lib-tf.sh"
 
-# lines of 48 ids, none, 300 (past a prompt chunk of 256 and the delta
-# rule's chunks of 64), the first again, 3, none, 70, in a vocabulary of v
-lines() {
-	tr ' ' '\n' <$DATA/shakespeare-q35/val4096.ids | awk 'NF' | awk -v v=$1 '
-		{ id[NR] = $1 % v }
-		END {
-			line(1, 48); print ""; line(100, 300); line(1, 48); line(500, 3); print ""; line(700, 70)
-		}
-		function line(a, n,   i) { for (i = 0; i < n; i++) printf "%s%d", (i ? " " : ""), id[a + i]; print "" }'
-}
-lines 1024 >tiny.ids
-lines 2048 >sh.ids
+. "$T_DIR/lib-streams.sh"
+stream_lines 1024 >tiny.ids
+stream_lines 2048 >sh.ids
 
 for M in tiny-q35 shakespeare-q35 shakespeare-q35-1bit; do
 	ids=sh.ids

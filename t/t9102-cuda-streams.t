@@ -10,16 +10,9 @@ if ! tf-run --device cuda $DATA/tiny-q35 </dev/null >/dev/null 2>err; then
 	grep -Eq 'no CUDA|without CUDA|no CUDA support' err && skip_all "no CUDA device"
 fi
 
-lines() {
-	tr ' ' '\n' <$DATA/shakespeare-q35/val4096.ids | awk 'NF' | awk -v v=$1 '
-		{ id[NR] = $1 % v }
-		END {
-			line(1, 48); print ""; line(100, 300); line(1, 48); line(500, 3); print ""; line(700, 70)
-		}
-		function line(a, n,   i) { for (i = 0; i < n; i++) printf "%s%d", (i ? " " : ""), id[a + i]; print "" }'
-}
-lines 1024 >tiny.ids
-lines 2048 >sh.ids
+. "$T_DIR/lib-streams.sh"
+stream_lines 1024 >tiny.ids
+stream_lines 2048 >sh.ids
 tf-pack -q --bits 4 $DATA/shakespeare-q35 q4.tfb
 
 for M in $DATA/tiny-q35 $DATA/shakespeare-q35 $DATA/shakespeare-q35-1bit q4.tfb; do
