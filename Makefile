@@ -128,10 +128,10 @@ bin/tf-%: bin/tf-%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR)
 
 # kernel tests need only libtf and the CUDA libraries, so they build on the
 # GPU machine, which lacks the text and network libraries
-t/unit/cuda-%.t: t/unit/cuda-%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
+t/unit/cuda-%.t: t/unit/cuda-%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) $(wildcard t/*.h)
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) -It $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libtf.a $(LDLIBS_cuda)
 
-t/unit/%.t: t/unit/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) t/tap.h
+t/unit/%.t: t/unit/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR) $(wildcard t/*.h)
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) -It $(CFLAGS) $(LDFLAGS) -o $@ $< lib/libtf.a $(LDLIBS_test)
 
 t/helper/%: t/helper/%.c lib/libtf.a $(CUDA_LIB) $(LIB_HDR)

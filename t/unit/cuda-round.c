@@ -35,120 +35,25 @@ int main(void)
 #else
 
 #define DIE_IF(x) do { if ((x) < 0) { printf("Bail out! %s\n", tf_errmsg()); exit(1); } } while (0)
-#define NMAX 24
 
 static tf_model *m;
 static int64_t V;
 
-static void some_ids(int32_t *ids, int n, uint64_t seed)
-{
-	for (int i = 0; i < n; i++) {
-		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		ids[i] = (int32_t)((seed >> 33) % (uint64_t)V);
-	}
-}
+#include "rounds.h"
 
-struct stream {
-	int np, steps, piece, start;
-	int32_t prompt[300];
-	float *solo;            /* (steps + 1, V) its rows alone: the prompt's last, then each step's */
-	float *got;             /* (steps + 1, V) its rows in the rounds */
-	int rows, fed;
-	int32_t next;
-	tf_decoder *d;
-};
-
-static int take(void *ctx, int64_t row0, int64_t rows, const float *logits)
-{
-	struct stream *s = ctx;
-
-	memcpy(s->got + (int64_t)s->rows * V, logits, 4 * V);
-	s->next = tf_argmax(logits, V);
-	s->rows++;
-	return 0;
-}
-
+/* the stream alone: its prompt in the same pieces as in the rounds, then
+ * one step at a time */
 static void solo(struct stream *s)
 {
 	tf_decoder *d = tf_decoder_new(m);
-	int32_t id;
 
 	DIE_IF(d ? 0 : -1);
 	for (int t = 0; t < s->np; t += s->piece) {
 		int n = s->np - t < s->piece ? s->np - t : s->piece;
 		DIE_IF(tf_decoder_forward(d, s->prompt + t, n, s->solo, TF_FWD_LAST | TF_FWD_CHUNKED));
 	}
-	for (int k = 1; k <= s->steps; k++) {
-		id = tf_argmax(s->solo + (int64_t)(k - 1) * V, V);
-		DIE_IF(tf_decoder_forward(d, &id, 1, s->solo + (int64_t)k * V, 0));
-	}
+	solo_steps(s, d);
 	tf_decoder_free(d);
-}
-
-static void rounds(const char *name, int ns, const int *np, const int *steps, const int *piece, const int *start)
-{
-	struct stream s[NMAX];
-	tf_round_part p[NMAX];
-	int live = ns, round = 0, mixed = 0, most = 0;
-
-	for (int i = 0; i < ns; i++) {
-		s[i] = (struct stream){ .np = np[i], .steps = steps[i], .piece = piece[i], .start = start[i] };
-		some_ids(s[i].prompt, np[i], 1000 + i);
-		s[i].solo = malloc(4 * V * (steps[i] + 1));
-		s[i].got = malloc(4 * V * (steps[i] + 1));
-		solo(&s[i]);
-		s[i].d = tf_decoder_new(m);
-		DIE_IF(s[i].d ? 0 : -1);
-	}
-	while (live) {
-		int k = 0, prompts = 0, decodes = 0;
-		for (int i = 0; i < ns; i++) {
-			struct stream *x = &s[i];
-			if (round < x->start || x->rows > x->steps)
-				continue;
-			if (i == 1 && x->fed == x->np && round % 3 == 0) {
-				p[k++] = (tf_round_part){ x->d, NULL, 0, 0, take, x };
-				continue;
-			}
-			if (x->fed < x->np) {
-				int n = x->np - x->fed < x->piece ? x->np - x->fed : x->piece;
-				int last = x->fed + n == x->np;
-				p[k++] = (tf_round_part){ x->d, x->prompt + x->fed, n, TF_FWD_CHUNKED | TF_FWD_LAST,
-							  last ? take : NULL, x };
-				x->fed += n;
-				prompts++;
-			} else {
-				p[k++] = (tf_round_part){ x->d, &x->next, 1, 0, take, x };
-				decodes++;
-			}
-		}
-		mixed += prompts && decodes;
-		most = decodes > most ? decodes : most;
-		if (k)
-			DIE_IF(tf_decoder_round(p, k));
-		for (int i = 0; i < ns; i++)
-			if (s[i].rows > s[i].steps && s[i].d) {
-				tf_decoder_free(s[i].d);
-				s[i].d = NULL;
-				live--;
-			}
-		round++;
-	}
-	diag("%s: %d rounds, %d with prompt pieces beside decode steps, at most %d steps a round", name, round, mixed,
-	     most);
-	for (int i = 0; i < ns; i++) {
-		int bad = -1;
-		for (int r = 0; r <= s[i].steps && bad < 0; r++)
-			if (memcmp(s[i].solo + r * V, s[i].got + r * V, 4 * V))
-				bad = r;
-		ok(s[i].rows == s[i].steps + 1 && bad < 0,
-		   "%s: stream %d (prompt %d ids in pieces of %d, from round %d, %d steps): its logits alone, bit for bit%s",
-		   name, i, s[i].np, s[i].piece, s[i].start, s[i].steps, bad < 0 ? "" : " (a row differs)");
-		if (bad >= 0)
-			diag("first row that differs: %d of %d", bad, s[i].steps + 1);
-		free(s[i].solo);
-		free(s[i].got);
-	}
 }
 
 static void all_rounds(const char *name)

@@ -36,14 +36,7 @@
 static tf_model *m;
 static int64_t V;
 
-/* fixed pseudo-random ids */
-static void some_ids(int32_t *ids, int n, uint64_t seed)
-{
-	for (int i = 0; i < n; i++) {
-		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		ids[i] = (int32_t)((seed >> 33) % (uint64_t)V);
-	}
-}
+#include "rounds.h"
 
 static int same_state(const tf_state *a, const tf_state *b)
 {
@@ -81,101 +74,24 @@ static void split_prompt(const char *name, int n, int piece)
 	free(b);
 }
 
-/* a stream of the test: its prompt, steps, pieces, first round */
-struct stream {
-	int np, steps, piece, start;
-	int32_t prompt[300];
-	float *solo;            /* (steps + 1, V) its rows alone: the prompt's last, then each step's */
-	float *got;             /* (steps + 1, V) its rows in the rounds */
-	int rows;               /* rows got so far */
-	int fed;                /* prompt ids fed */
-	int32_t next;           /* the id its last row chose */
-	tf_decoder *d;
-};
-
-static int take(void *ctx, int64_t row0, int64_t rows, const float *logits)
-{
-	struct stream *s = ctx;
-
-	memcpy(s->got + (int64_t)s->rows * V, logits, 4 * V);
-	s->next = tf_argmax(logits, V);
-	s->rows++;
-	return 0;
-}
-
+/* the stream alone: its whole prompt in one call, then one step at a time */
 static void solo(struct stream *s)
 {
 	tf_decoder *d = tf_decoder_new(m);
-	int32_t id;
 
 	DIE_IF(tf_decoder_forward(d, s->prompt, s->np, s->solo, TF_FWD_LAST | TF_FWD_CHUNKED));
-	for (int k = 1; k <= s->steps; k++) {
-		id = tf_argmax(s->solo + (int64_t)(k - 1) * V, V);
-		DIE_IF(tf_decoder_forward(d, &id, 1, s->solo + (int64_t)k * V, 0));
-	}
+	solo_steps(s, d);
 	tf_decoder_free(d);
 }
 
-static void rounds(const char *name)
+static void all_rounds(const char *name)
 {
 	static const int np[NS] = { 1, 47, 64, 130, 300, 65, 200 };
 	static const int steps[NS] = { 70, 5, 90, 20, 30, 3, 66 };
 	static const int piece[NS] = { 256, 64, 128, 64, 256, 64, 192 };
 	static const int start[NS] = { 0, 0, 3, 7, 12, 20, 20 };
-	struct stream s[NS];
-	tf_round_part p[NS];
-	int live = NS, round = 0, mixed = 0;
 
-	for (int i = 0; i < NS; i++) {
-		s[i] = (struct stream){ .np = np[i], .steps = steps[i], .piece = piece[i], .start = start[i] };
-		some_ids(s[i].prompt, np[i], 1000 + i);
-		s[i].solo = malloc(4 * V * (steps[i] + 1));
-		s[i].got = malloc(4 * V * (steps[i] + 1));
-		s[i].d = tf_decoder_new(m);
-		solo(&s[i]);
-	}
-	while (live) {
-		int k = 0, prompts = 0, decodes = 0;
-		for (int i = 0; i < NS; i++) {
-			struct stream *x = &s[i];
-			if (round < x->start || x->rows > x->steps)
-				continue;
-			/* stream 1 sits every third round out once it decodes */
-			if (i == 1 && x->fed == x->np && round % 3 == 0) {
-				p[k++] = (tf_round_part){ x->d, NULL, 0, 0, take, x };
-				continue;
-			}
-			if (x->fed < x->np) {
-				int n = x->np - x->fed < x->piece ? x->np - x->fed : x->piece;
-				int last = x->fed + n == x->np;
-				p[k++] = (tf_round_part){ x->d, x->prompt + x->fed, n,
-							  TF_FWD_CHUNKED | TF_FWD_LAST, last ? take : NULL, x };
-				x->fed += n;
-				prompts++;
-			} else {
-				p[k++] = (tf_round_part){ x->d, &x->next, 1, 0, take, x };
-				decodes++;
-			}
-		}
-		mixed += prompts && decodes;
-		if (k)
-			DIE_IF(tf_decoder_round(p, k));
-		for (int i = 0; i < NS; i++)
-			if (s[i].rows > s[i].steps && s[i].d) {
-				tf_decoder_free(s[i].d);
-				s[i].d = NULL;
-				live--;
-			}
-		round++;
-	}
-	diag("%s: %d rounds, %d with prompt chunks beside decode steps", name, round, mixed);
-	for (int i = 0; i < NS; i++) {
-		ok(s[i].rows == s[i].steps + 1 && !memcmp(s[i].solo, s[i].got, 4 * V * (s[i].steps + 1)),
-		   "%s: stream %d (prompt %d ids in pieces of %d, from round %d, %d steps): its logits alone, bit for bit",
-		   name, i, s[i].np, s[i].piece, s[i].start, s[i].steps);
-		free(s[i].solo);
-		free(s[i].got);
-	}
+	rounds(name, NS, np, steps, piece, start);
 }
 
 int main(int argc, char **argv)
@@ -194,7 +110,7 @@ int main(int argc, char **argv)
 		split_prompt(models[i], 300, 128);
 		split_prompt(models[i], 65, 64);
 		split_prompt(models[i], 1, 64);
-		rounds(models[i]);
+		all_rounds(models[i]);
 		tf_model_close(m);
 	}
 	return done();
