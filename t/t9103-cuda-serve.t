@@ -17,26 +17,27 @@ tr ' ' '\n' <$DATA/shakespeare-q35/val4096.ids | awk 'NF' | awk '
 head -1 p.ids >one.ids
 
 for M in $DATA/shakespeare-q35 $DATA/shakespeare-q35-1bit; do
-	name=$(basename $M)
-	serve_start S tf-serve --device cuda $M -P 8 || { say_ok 1 "$name: tf-serve --device cuda starts"; continue; }
-	test_expect "$name: six requests at once get tf-run's greedy ids" "
+	model=$(basename $M)
+	serve_start S tf-serve --device cuda $M -P 8 || { say_ok 1 "$model: tf-serve --device cuda starts"; continue; }
+	test_expect "$model: six requests at once get tf-run's greedy ids" "
 		serve-ask.py $S_URL 24 <p.ids >got &&
 		while IFS= read -r l; do echo \"\$l\" | tf-run --device cuda -n 24 --ignore-eos $M; done <p.ids >want &&
 		cmp got want
 	"
-	test_expect "$name: sampled with a seed, each request its tf-run line" "
+	test_expect "$model: sampled with a seed, each request its tf-run line" "
 		serve-ask.py $S_URL 24 7 <p.ids >got &&
 		while IFS= read -r l; do
 			echo \"\$l\" | tf-run --device cuda -n 24 --ignore-eos --temp 1 --top-k 50 --seed 7 $M
 		done <p.ids >want &&
 		cmp got want
 	"
-	test_expect "$name: a lone request gets tf-run's ids" "
+	test_expect "$model: a lone request gets tf-run's ids" "
 		serve-ask.py $S_URL 40 <one.ids >got &&
 		tf-run --device cuda -n 40 --ignore-eos $M one.ids >want &&
 		cmp got want
 	"
-	test_expect "$name: the server stops on SIGTERM with status 0" "serve_stop S"
+	serve_stop S
+	say_ok $? "$model: the server stops on SIGTERM with status 0"
 done
 
 done_testing
