@@ -23,11 +23,12 @@
  * The float part is then the one-row kernels' own: lane l of their warp
  * sums chunks l, l + 32, ... of a row into one accumulator with
  * q16_fsum/q16_fbias (q16_float.cuh), and the warp adds its 32 lanes in
- * warp_sum's butterfly. Here warp w keeps the accumulators of lanes 2w
- * and 2w + 1 for every row and input of its fragments, takes chunks 2w,
- * 2w + 1, 2w + 32, ... in that order with the same calls, and at the end
- * of a tile the 32 accumulators of each (row, input) meet in shared memory
- * where one thread adds them in the butterfly's order (serial_warp_sum),
+ * warp_sum's butterfly. Here warp w keeps the accumulators of lanes w
+ * and w + 16 for every row and input of its fragments, takes chunks w,
+ * w + 16, w + 32, ... in that order with the same calls, adds its two
+ * lanes as the butterfly's first level does, and at the end of a tile the
+ * 16 sums of each (row, input) meet in shared memory where one thread
+ * adds them in the order of the butterfly's other levels (serial_sum16),
  * then takes the same factor (1/rms of a normed input) and the same
  * epilogue.
  *
@@ -51,7 +52,7 @@
 #define MMA_WARPS 16
 #define MMA_COLS 65536          /* input columns the scratch holds */
 #define MMA_OUT 65536           /* SwiGLU outputs of a row the scratch holds */
-#define MMA_RED_LD 33           /* a (row, input)'s 32 accumulators, one padding float */
+#define MMA_RED_LD 17           /* a (row, input)'s 16 sums, one padding float */
 /*
  * The fewest rows a pass takes these kernels with (TF_Q16_MMA unset): the
  * CUDA-core kernels take NBMAX rows at a time, 4 or 2, and cost about a
@@ -90,8 +91,10 @@ struct mma_op {
  * k 4t .. 4t+3), a1 = (row g+8, same k), a2 = (row g, k 16+4t .. 16+4t+3),
  * a3 = (row g+8, same k); B (32 x 8) b0 = (k 4t .., col g), b1 = (k 16+4t
  * .., col g); C c0, c1 = (row g, cols 2t, 2t+1), c2, c3 = (row g+8, same).
- * mf<F>::a gives a thread's two words of block blk of a row (k 4t.. and
- * k 16+4t..), each byte one code, and col(k) the column of the block that
+ * mf<F>::ld loads what a thread needs of block blk of a row (raw, so that
+ * the loads of the next chunk can be in flight while this one is worked
+ * on) and mf<F>::ex makes its two words of codes from it (k 4t.. and
+ * k 16+4t.., each byte one code); col(k) is the column of the block that
  * k slot k holds.
  */
 template <class F>
@@ -101,9 +104,13 @@ struct mf;
  * 8t+6, its high ones 8t+1, 8t+3, ... */
 template <>
 struct mf<F4L> {
-	static __device__ __forceinline__ void a(const uint8_t *row, int blk, int t, uint32_t &lo, uint32_t &hi)
+	typedef uint32_t raw;
+	static __device__ __forceinline__ raw ld(const uint8_t *row, int blk, int t)
 	{
-		const uint32_t w = __ldg((const uint32_t *)(row + 16 * blk) + t);
+		return __ldg((const uint32_t *)(row + 16 * blk) + t);
+	}
+	static __device__ __forceinline__ void ex(raw w, int t, uint32_t &lo, uint32_t &hi)
+	{
 		lo = w & 0x0f0f0f0fu;
 		hi = (w >> 4) & 0x0f0f0f0fu;
 	}
@@ -118,9 +125,13 @@ struct mf<F4L> {
  * e, e+4, e+8, e+12 of it; thread t takes fields 2 (t%2) and 2 (t%2) + 1 */
 template <>
 struct mf<F2L> {
-	static __device__ __forceinline__ void a(const uint8_t *row, int blk, int t, uint32_t &lo, uint32_t &hi)
+	typedef uint32_t raw;
+	static __device__ __forceinline__ raw ld(const uint8_t *row, int blk, int t)
 	{
-		const uint32_t w = __ldg((const uint32_t *)(row + 8 * blk) + t / 2);
+		return __ldg((const uint32_t *)(row + 8 * blk) + t / 2);
+	}
+	static __device__ __forceinline__ void ex(raw w, int t, uint32_t &lo, uint32_t &hi)
+	{
 		const int e = 2 * (t % 2);
 		lo = (w >> (2 * e)) & 0x03030303u;
 		hi = (w >> (2 * e + 2)) & 0x03030303u;
@@ -143,9 +154,13 @@ static __device__ __forceinline__ uint32_t bits_to_bytes(uint32_t v)
  * the set bits (the block's I is minus their sum, as in F1L) */
 template <>
 struct mf<F1L> {
-	static __device__ __forceinline__ void a(const uint8_t *row, int blk, int t, uint32_t &lo, uint32_t &hi)
+	typedef uint32_t raw;
+	static __device__ __forceinline__ raw ld(const uint8_t *row, int blk, int t)
 	{
-		const uint32_t x = __ldg(row + 4 * blk + t);
+		return __ldg(row + 4 * blk + t);
+	}
+	static __device__ __forceinline__ void ex(raw x, int t, uint32_t &lo, uint32_t &hi)
+	{
 		lo = bits_to_bytes(x & 15);
 		hi = bits_to_bytes(x >> 4);
 	}
@@ -157,29 +172,43 @@ struct mf<F1L> {
 
 /* affine B bits in column order: k slot k is column k, so thread t takes
  * columns 4t .. 4t+3 and 16+4t .. 16+4t+3, bits 4eB .. 4eB + 4B - 1 of
- * the block's B words for e = t and 4 + t */
+ * the block's B words for e = t and 4 + t: the one or two words each
+ * four codes lie in */
 template <int B>
 struct mf<FAP<B>> {
-	static __device__ __forceinline__ uint32_t four(const uint32_t *w, int e)
+	struct raw {
+		uint32_t v[2][2];
+	};
+	static __device__ __forceinline__ void four_ld(const uint32_t *w, int e, uint32_t *v)
+	{
+		const int bit = 4 * e * B, wi = bit >> 5, sh = bit & 31;
+		v[0] = __ldg(w + wi);
+		v[1] = B != 8 && sh + 4 * B > 32 ? __ldg(w + wi + 1) : 0;
+	}
+	static __device__ __forceinline__ uint32_t four(const uint32_t *v, int e)
 	{
 		if (B == 8)
-			return __ldg(w + e);
-		const int bit = 4 * e * B, wi = bit >> 5, sh = bit & 31;
-		uint64_t v = __ldg(w + wi);
-		if (sh + 4 * B > 32)
-			v |= (uint64_t)__ldg(w + wi + 1) << 32;
-		const uint32_t x = (uint32_t)(v >> sh);
+			return v[0];
+		const int sh = (4 * e * B) & 31;
+		const uint32_t x = (uint32_t)((((uint64_t)v[1] << 32) | v[0]) >> sh);
 		uint32_t p = 0;
 		#pragma unroll
 		for (int q = 0; q < 4; q++)
 			p |= ((x >> (q * B)) & ((1u << B) - 1)) << (8 * q);
 		return p;
 	}
-	static __device__ __forceinline__ void a(const uint8_t *row, int blk, int t, uint32_t &lo, uint32_t &hi)
+	static __device__ __forceinline__ raw ld(const uint8_t *row, int blk, int t)
 	{
 		const uint32_t *w = (const uint32_t *)(row + 4 * B * blk);
-		lo = four(w, t);
-		hi = four(w, 4 + t);
+		raw r;
+		four_ld(w, t, r.v[0]);
+		four_ld(w, 4 + t, r.v[1]);
+		return r;
+	}
+	static __device__ __forceinline__ void ex(const raw &r, int t, uint32_t &lo, uint32_t &hi)
+	{
+		lo = four(r.v[0], t);
+		hi = four(r.v[1], 4 + t);
 	}
 	static __host__ __device__ __forceinline__ int col(int k)
 	{
@@ -188,20 +217,25 @@ struct mf<FAP<B>> {
 };
 
 /*
- * Sums as floats without a conversion. The bits of 1.5 * 2^23 (0x4b400000)
- * plus an integer v with |v| < 2^22 are the float 1.5 * 2^23 + v (one unit
- * in the last place is 1 there), so starting the mma's s32 sums at those
- * bits and subtracting 1.5 * 2^23 gives each half's sum as a float,
- * exactly: |sum q hi| <= 32 * 255 * 128 and 0 <= sum q lo <= 32 * 255 *
- * 255, both below 2^22. fmaf(256, hi, lo) is then I = 256 hi + lo rounded
- * once to nearest even, the value (float)I of the one-row kernels. A
- * conversion issues at an eighth of the rate of an add on Hopper, and a
- * pass of 16 rows takes one for each (weight row, input row, block).
+ * Sums as floats without a conversion. An s32 mma adds its integer sum
+ * to the bits of its start value, and the bits of a float F plus an
+ * integer v are the float F + v u while they stay in F's binade, u its
+ * unit in the last place. The low half starts at the bits of M = 1.5 *
+ * 2^23 (u = 1), the high half at those of H = 1.5 * 2^31 (u = 256), so
+ * they come out as the floats M + sum q lo and H + 256 sum q hi, exactly:
+ * 0 <= sum q lo <= 32 * 255 * 255 and |sum q hi| <= 32 * 255 * 128 are
+ * below 2^22. Then (hi - (H + M)) + lo: the first difference is 256 sum q
+ * hi - M, a multiple of 256 below 2^32 in size, so exact, and the add
+ * rounds the exact I = 256 sum q hi + sum q lo once to nearest even, the
+ * value (float)I of the one-row kernels, in two adds. A conversion issues
+ * at an eighth of the rate of an add on Hopper, and a pass of 16 rows
+ * takes one for each (weight row, input row, block).
  */
-#define MMA_MAGIC 0x4b400000
+#define MMA_MAGIC_LO 0x4b400000 /* 1.5 * 2^23 */
+#define MMA_MAGIC_HI 0x4f400000 /* 1.5 * 2^31 */
 
 /* c = a (16 x 32 unsigned bytes) b (32 x 8, signed bytes if SB, else
- * unsigned) + MMA_MAGIC, exact in s32 */
+ * unsigned) + MMA_MAGIC_HI (SB) or MMA_MAGIC_LO, exact in s32 */
 template <bool SB>
 static __device__ __forceinline__ void mma_u8(int *c, const uint32_t *a, uint32_t b0, uint32_t b1)
 {
@@ -209,18 +243,18 @@ static __device__ __forceinline__ void mma_u8(int *c, const uint32_t *a, uint32_
 		asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
 		    "{%10,%10,%10,%10};"
 		    : "=r"(c[0]), "=r"(c[1]), "=r"(c[2]), "=r"(c[3])
-		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(MMA_MAGIC));
+		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(MMA_MAGIC_HI));
 	else
 		asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
 		    "{%10,%10,%10,%10};"
 		    : "=r"(c[0]), "=r"(c[1]), "=r"(c[2]), "=r"(c[3])
-		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(MMA_MAGIC));
+		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(MMA_MAGIC_LO));
 }
 
 /* the float (float)I of a block's I = 256 hi + lo from mma_u8's sums */
 static __device__ __forceinline__ float mma_sum(int hi, int lo)
 {
-	return fmaf(256.0f, __int_as_float(hi) - 12582912.0f, __int_as_float(lo) - 12582912.0f);
+	return (__int_as_float(hi) - 3233808384.0f) + __int_as_float(lo);   /* H + M */
 }
 
 /*
@@ -318,6 +352,15 @@ template <class F>
 static __host__ __device__ constexpr bool q16_mma_paired(void)
 {
 	return F::NBLK == 1 && F::BITS != 2;
+}
+
+/* whether the paired loop has each chunk's loads in flight under the
+ * chunk before it: the forms of one word of codes a fragment row (the
+ * others' two chunks of loads spilled registers) */
+template <class F>
+static __host__ __device__ constexpr bool q16_mma_ahead(void)
+{
+	return q16_mma_paired<F>() && (F::BITS == 4 || F::BITS == 8);
 }
 
 template <int NT>
@@ -435,17 +478,64 @@ static __device__ __forceinline__ void lds_bf16s(const uint16_t *p, uint32_t *v)
 	v[0] = N == 1 ? (uint32_t)*p : *(const uint32_t *)p;
 }
 
-/* chunk ch of the thread's rows rr (gemm_q16_mma) into the accumulators
- * of its lane: each block's mma, the exact sums I, then the one-row
- * kernels' float steps */
-template <class F, int G, int NT>
-static __device__ __forceinline__ void mma_chunk(const mma_op &op, const mma_smem &sm, const uint16_t *sc,
-						 const uint16_t *bi, const int (&rr)[2][2], int ch, float (&acc)[2][NT][4])
+/* what a thread loads of a chunk: its codes of each block and fragment
+ * row, and its units of the staged inputs of each block and 8-row half */
+template <class F, int NT>
+struct chunk_raw {
+	typename mf<F>::raw w[F::NBLK][2][2];
+	uint4 x[F::NBLK][NT];
+};
+
+/* the thread's unit of staged inputs of block blk and 8-row half nt:
+ * input rows past n too (the scratch holds Q16_MMA_ROWS rows), whose
+ * values reach only their own mma columns, whose sums are never stored;
+ * a test of the row cost more instructions than the load */
+static __device__ __forceinline__ uint4 mma_load_x(const mma_op &op, int blk, int nt)
+{
+	const int lane = threadIdx.x & 31;
+
+	return __ldg(op.xb + ((int64_t)blk * Q16_MMA_ROWS + 8 * nt + (lane >> 2)) * 4 + (lane & 3));
+}
+
+/* the codes of block blk of the thread's rows (at offsets wr,
+ * gemm_q16_mma) into block bb of r */
+template <class F, int NT>
+static __device__ __forceinline__ void mma_load_w(const mma_op &op, const uint32_t (&wr)[2][2], int blk,
+						  chunk_raw<F, NT> &r, int bb)
+{
+	#pragma unroll
+	for (int mt = 0; mt < 2; mt++)
+		#pragma unroll
+		for (int h = 0; h < 2; h++)
+			r.w[bb][mt][h] = mf<F>::ld(op.wdata + wr[mt][h], blk, threadIdx.x & 3);
+}
+
+/* chunk ch of the thread's rows into r */
+template <class F, int NT>
+static __device__ __forceinline__ void mma_load(const mma_op &op, const uint32_t (&wr)[2][2], int ch,
+						chunk_raw<F, NT> &r)
+{
+	#pragma unroll
+	for (int bb = 0; bb < F::NBLK; bb++) {
+		mma_load_w<F, NT>(op, wr, ch * F::NBLK + bb, r, bb);
+		#pragma unroll
+		for (int nt = 0; nt < NT; nt++)
+			r.x[bb][nt] = mma_load_x(op, ch * F::NBLK + bb, nt);
+	}
+}
+
+/* chunk ch into the accumulators of its lane: each block's mma, the
+ * exact sums I, then the one-row kernels' float steps; PRE: its loads are
+ * in r, else each block's are made from wr as the block is reached (the
+ * forms whose loads of a whole chunk spilled registers) */
+template <class F, int G, int NT, bool PRE>
+static __device__ __forceinline__ void mma_math(const mma_op &op, const mma_smem &sm, const uint16_t *sc,
+						const uint16_t *bi, const uint32_t (&wr)[2][2],
+						const chunk_raw<F, NT> &r, int ch, float (&acc)[2][NT][4])
 {
 	constexpr int GPC = F::CC >= G ? F::CC / G : 1, SW = (GPC + 1) / 2, NBLK = F::NBLK;
 	static_assert(GPC <= 2, "a chunk's scales are one word");
 	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3, n = op.n;
-	const int64_t rowbytes = (int64_t)op.cols * F::BITS / 8;
 	uint32_t sv[2][2][SW], bv[2][2][SW];
 
 	#pragma unroll
@@ -468,17 +558,22 @@ static __device__ __forceinline__ void mma_chunk(const mma_op &op, const mma_sme
 	#pragma unroll
 	for (int bb = 0; bb < NBLK; bb++) {
 		const int blk = ch * NBLK + bb;
+		chunk_raw<F, NT> rb;
+		if (!PRE)
+			mma_load_w<F, NT>(op, wr, blk, rb, 0);
+		const chunk_raw<F, NT> &rr = PRE ? r : rb;
+		const int ib = PRE ? bb : 0;
 		uint32_t a[2][4];
 		#pragma unroll
 		for (int mt = 0; mt < 2; mt++) {
-			mf<F>::a(op.wdata + rr[mt][0] * rowbytes, blk, t, a[mt][0], a[mt][2]);
-			mf<F>::a(op.wdata + rr[mt][1] * rowbytes, blk, t, a[mt][1], a[mt][3]);
+			mf<F>::ex(rr.w[ib][mt][0], t, a[mt][0], a[mt][2]);
+			mf<F>::ex(rr.w[ib][mt][1], t, a[mt][1], a[mt][3]);
 		}
 		#pragma unroll
 		for (int nt = 0; nt < NT; nt++) {
-			const int xr = 8 * nt + g;
-			const uint4 x = xr < n ? __ldg(op.xb + ((int64_t)blk * Q16_MMA_ROWS + xr) * 4 + t)
-					       : make_uint4(0, 0, 0, 0);
+			/* without PRE the test of the row keeps each load beside its
+			 * use: loads free to move were hoisted and spilled registers */
+			const uint4 x = PRE ? r.x[bb][nt] : 8 * nt + g < n ? mma_load_x(op, blk, nt) : make_uint4(0, 0, 0, 0);
 			float d[2];
 			#pragma unroll
 			for (int e = 0; e < 2; e++)
@@ -513,11 +608,38 @@ static __device__ __forceinline__ void mma_chunk(const mma_op &op, const mma_sme
 		}
 }
 
+/* the last four levels of warp_sum's butterfly over the 16 sums p[0 .. 15]
+ * its first level left (p[l] = v[l] + v[l + 16], lane l's and lane l +
+ * 16's), in one thread, in the order serial_warp_sum takes them */
+template <int O>
+static __device__ __forceinline__ void fold16(float (&v)[16])
+{
+	#pragma unroll
+	for (int l = 0; l < O; l++)
+		v[l] = v[l] + v[l + O];
+	if constexpr (O > 1)
+		fold16<O / 2>(v);
+}
+
+static __device__ __forceinline__ float serial_sum16(const float *p)
+{
+	float v[16];
+
+	#pragma unroll
+	for (int l = 0; l < 16; l++)
+		v[l] = p[l];
+	fold16<8>(v);
+	return v[0];
+}
+
 /*
  * The product: form F, groups of G, NT halves of 8 input rows (n <= 8 NT),
  * SWI: W stacks gate rows over up rows and y is silu(gate) up. Block
- * tiles as the file's head says; warp w's chunks are 2w, 2w + 1, 2w + 32,
- * ..., its accumulators acc[s] those of the one-row kernels' lane 2w + s.
+ * tiles as the file's head says. Warp w takes the chunks of the one-row
+ * kernels' lanes w and w + 16 (w, w + 16, w + 32, ...) into acc[0] and
+ * acc[1]: warp_sum's butterfly adds those two lanes first, so the warp
+ * adds them itself and a tile's reduction meets 16 sums a (row, input),
+ * not 32.
  */
 template <class F, int G, int NT, bool SWI>
 __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid_constant__ mma_op op)
@@ -529,24 +651,28 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
 	const int rows = op.rows, n = op.n, nch = op.cols / F::CC;
 	const int trows = SWI ? rows / 2 : rows, ntiles = (trows + TP - 1) / TP;
+	const int64_t rowbytes = (int64_t)op.cols * F::BITS / 8;
 
 	pdl_trigger();
-	/* the weights need no earlier kernel: the first tile's on their way
-	 * while the staging ends */
+	/* the weights need no earlier kernel: the first tile's codes on their
+	 * way to L2 and its scales to shared memory while the staging ends */
 	prefetch_tile32<F, G, SWI>(op, blockIdx.x, ntiles);
+	if (blockIdx.x < ntiles)
+		tile_scales<F, G, SWI>(op, blockIdx.x, sm.sc, sm.bi, sm.sld);
 	pdl_wait();
-	/* the inputs' scales and sums, once a block */
+	/* the inputs' scales and sums, once a block, as copies in flight
+	 * together (loads and stores of one value at a time wait for each
+	 * load in turn) */
 	const int nblk = op.cols / 32;
-	for (int j = 0; j < n; j++)
-		for (int b = threadIdx.x; b < nblk; b += blockDim.x) {
-			sm.xd[j * sm.xld + b] = op.xd[(int64_t)j * nblk + b];
-			sm.xs[j * sm.xld + b] = op.xs[(int64_t)j * nblk + b];
-		}
+	for (int i = threadIdx.x; i < n * nblk; i += blockDim.x) {
+		const int j = i / nblk, b = i - j * nblk;
+		cp_async4(sm.xd + j * sm.xld + b, op.xd + i);
+		cp_async4(sm.xs + j * sm.xld + b, op.xs + i);
+	}
+	cp_async_commit();
 	/* the weight scales and biases of a tile come in while the one
 	 * before it is worked on: with two buffers under its chunks, with
 	 * one under its reduction */
-	if (blockIdx.x < ntiles)
-		tile_scales<F, G, SWI>(op, blockIdx.x, sm.sc, sm.bi, sm.sld);
 	for (int tile = blockIdx.x, it = 0; tile < ntiles; tile += gridDim.x, it++) {
 		const int next = tile + gridDim.x, b = op.nbuf > 1 ? it & 1 : 0;
 		prefetch_tile32<F, G, SWI>(op, next, ntiles);
@@ -560,14 +686,16 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 		}
 		__syncthreads();
 		const uint16_t *sc = sm.sc + b * sm.sbuf, *bi = sm.bi + b * sm.sbuf;
-		/* the weight rows of the thread's fragments: half mt of the tile,
-		 * row g (h = 0) or g + 8 (h = 1) of it; past the end, row 0 */
-		int rr[2][2];
+		/* where the weight rows of the thread's fragments start: half
+		 * mt of the tile, row g (h = 0) or g + 8 (h = 1) of it; past the
+		 * end, row 0 (offsets in 32 bits, which q16_mma_takes checks:
+		 * pointers spilled registers) */
+		uint32_t wr[2][2];
 		#pragma unroll
 		for (int mt = 0; mt < 2; mt++)
 			#pragma unroll
 			for (int h = 0; h < 2; h++)
-				rr[mt][h] = tile_row32<SWI>(tile, 16 * mt + 8 * h + g, rows);
+				wr[mt][h] = (uint32_t)(tile_row32<SWI>(tile, 16 * mt + 8 * h + g, rows) * rowbytes);
 		float acc[2][2][NT][4];
 		#pragma unroll
 		for (int s = 0; s < 2; s++)
@@ -578,49 +706,67 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 					#pragma unroll
 					for (int i = 0; i < 4; i++)
 						acc[s][mt][nt][i] = 0.0f;
-		if (q16_mma_paired<F>()) {
-			for (int c0 = 2 * warp; c0 < nch; c0 += 2 * MMA_WARPS) {
-				mma_chunk<F, G, NT>(op, sm, sc, bi, rr, c0, acc[0]);
-				if (c0 + 1 < nch)
-					mma_chunk<F, G, NT>(op, sm, sc, bi, rr, c0 + 1, acc[1]);
+		chunk_raw<F, NT> ra, rb;
+		if (q16_mma_ahead<F>()) {
+			/* chunks c (lane w) and c + 16 (lane w + 16) an iteration,
+			 * each one's loads issued before the chunk before it is
+			 * worked on, so that a warp has a chunk's loads in flight
+			 * under every chunk's math */
+			if (warp < nch)
+				mma_load<F, NT>(op, wr, warp, ra);
+			for (int c = warp; c < nch; c += 32) {
+				const bool hb = c + 16 < nch;
+				if (hb)
+					mma_load<F, NT>(op, wr, c + 16, rb);
+				mma_math<F, G, NT, true>(op, sm, sc, bi, wr, ra, c, acc[0]);
+				if (c + 32 < nch)
+					mma_load<F, NT>(op, wr, c + 32, ra);
+				if (hb)
+					mma_math<F, G, NT, true>(op, sm, sc, bi, wr, rb, c + 16, acc[1]);
+			}
+		} else if (q16_mma_paired<F>()) {
+			for (int c = warp; c < nch; c += 32) {
+				mma_math<F, G, NT, false>(op, sm, sc, bi, wr, ra, c, acc[0]);
+				if (c + 16 < nch)
+					mma_math<F, G, NT, false>(op, sm, sc, bi, wr, ra, c + 16, acc[1]);
 			}
 		} else {
-			/* one chunk an iteration, the two lanes' accumulators
-			 * swapped after each (a pair of chunks an iteration
-			 * spilled registers) */
-			int k = 0;
+			/* one chunk an iteration, w + 16 j, lane w's for even j
+			 * and lane w + 16's for odd j: the two lanes'
+			 * accumulators swapped after each (a pair of chunks an
+			 * iteration spilled registers) */
+			int j = 0;
 			#pragma unroll 1
-			for (int ch = 2 * warp; ch < nch; ch += ++k & 1 ? 1 : 2 * MMA_WARPS - 1) {
-				mma_chunk<F, G, NT>(op, sm, sc, bi, rr, ch, acc[0]);
+			for (int ch = warp; ch < nch; ch += 16, j++) {
+				mma_math<F, G, NT, false>(op, sm, sc, bi, wr, ra, ch, acc[0]);
 				swap_acc<NT>(acc);
 			}
-			if (k & 1)
+			if (j & 1)
 				swap_acc<NT>(acc);
 		}
-		__syncthreads();        /* the last tile's accumulators and scales are read */
+		__syncthreads();        /* the last tile's sums and scales are read */
 		if (op.nbuf == 1 && next < ntiles)
 			tile_scales<F, G, SWI>(op, next, sm.sc, sm.bi, sm.sld);
 		#pragma unroll
-		for (int s = 0; s < 2; s++)
+		for (int mt = 0; mt < 2; mt++)
 			#pragma unroll
-			for (int mt = 0; mt < 2; mt++)
+			for (int nt = 0; nt < NT; nt++)
 				#pragma unroll
-				for (int nt = 0; nt < NT; nt++)
-					#pragma unroll
-					for (int i = 0; i < 4; i++) {
-						const int local = 16 * mt + 8 * (i >> 1) + g, x = 8 * nt + 2 * t + (i & 1);
-						if (x < n)
-							red[(local * 16 + x) * MMA_RED_LD + 2 * warp + s] = acc[s][mt][nt][i];
-					}
+				for (int i = 0; i < 4; i++) {
+					const int local = 16 * mt + 8 * (i >> 1) + g, x = 8 * nt + 2 * t + (i & 1);
+					if (x < n)
+						red[(local * 16 + x) * MMA_RED_LD + warp] =
+							acc[0][mt][nt][i] + acc[1][mt][nt][i];
+				}
 		__syncthreads();
 		/* a thread a (row, input) sum: q = o n + x puts the 32 pairs
 		 * of a warp's loads on distinct banks (row stride MMA_RED_LD) */
 		for (int q = threadIdx.x; q < TP * n; q += blockDim.x) {
 			const int o = q / n, x = q - o * n;
-			const float v = serial_warp_sum(red + (o * 16 + x) * MMA_RED_LD) * op.rs[x];
+			const float v = serial_sum16(red + (o * 16 + x) * MMA_RED_LD) * op.rs[x];
 			float *y = op.y + (int64_t)x * op.ldy;
 			if (SWI) {
-				const float u = serial_warp_sum(red + ((o + 16) * 16 + x) * MMA_RED_LD) * op.rs[x];
+				const float u = serial_sum16(red + ((o + 16) * 16 + x) * MMA_RED_LD) * op.rs[x];
 				const int p = tile * 16 + o;
 				if (p < trows)
 					y[p] = silu(v) * u;
@@ -692,6 +838,7 @@ int q16_mma_takes(const tf_weight *w, int n, int epi, int qo)
 	const int nbmax = visit_form(w, h);
 
 	return s_xb && nbmax && n >= mma_min_rows(nbmax) && w->cols <= MMA_COLS &&
+	       w->rows * (w->cols * w->bits / 8) < ((int64_t)1 << 32) &&
 	       stage_smem((int)w->cols) <= Q16_SMEM && mma_smem_bytes((int)w->cols, w->group, 1) <= MMA_SMEM &&
 	       (!qo || w->rows / 2 <= MMA_OUT);
 }
@@ -797,6 +944,8 @@ int q16_mma_setup(void)
 		return 0;
 	const size_t nb = (size_t)Q16_MMA_ROWS * (MMA_COLS / 32);
 	CUDA_CHECK(cudaMalloc(&s_xb, (size_t)Q16_MMA_ROWS * MMA_COLS * 2));
+	/* rows past a pass's n are read, never used: zeros, not whatever was there */
+	CUDA_CHECK(cudaMemset(s_xb, 0, (size_t)Q16_MMA_ROWS * MMA_COLS * 2));
 	CUDA_CHECK(cudaMalloc(&s_xd, nb * 4));
 	CUDA_CHECK(cudaMalloc(&s_xs, nb * 4));
 	CUDA_CHECK(cudaMalloc(&s_rs, Q16_MMA_ROWS * 4));
