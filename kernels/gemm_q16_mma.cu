@@ -48,6 +48,9 @@
 #include "common.cuh"
 #include "base/env.h"
 #include "gemm_q16_mma.cuh"
+#include "mma.cuh"
+
+#include <type_traits>
 
 #define MMA_WARPS 16
 #define MMA_COLS 65536          /* input columns the scratch holds */
@@ -58,10 +61,10 @@
  * CUDA-core kernels take NBMAX rows at a time, 4 or 2, and cost about a
  * one-row pass each time, these about the same for 2 rows as for 8 (the
  * mma's eight input rows) and for 9 as for 16; on the H200 these are the
- * faster from 12 rows where NBMAX is 4 and from fewer than 8 where it is 2.
+ * faster from 5 rows where NBMAX is 4 and from 3 where it is 2.
  */
-#define MMA_MIN_ROWS4 12        /* forms of NBMAX 4 */
-#define MMA_MIN_ROWS2 5         /* forms of NBMAX 2: sign1, 2-bit */
+#define MMA_MIN_ROWS4 5         /* forms of NBMAX 4 */
+#define MMA_MIN_ROWS2 3         /* forms of NBMAX 2: sign1, 2-bit */
 
 /* the scratch of a pass: the inputs' int16 form as 8-bit halves in k-slot
  * order, (16, cols/32) scales and sums, 16 row factors; f32 SwiGLU outputs */
@@ -334,15 +337,16 @@ static __device__ __forceinline__ void prefetch_tile32(const mma_op &op, int til
 	const int64_t rowbytes = (int64_t)op.cols * F::BITS / 8, sbytes = (int64_t)(op.cols / G) * 2;
 	const int cs = (int)((rowbytes + 31) / 32), ss = (int)((sbytes + 31) / 32), per = cs + (F::SIGN ? 1 : 2) * ss;
 
-	for (int i = threadIdx.x; i < 32 * per; i += blockDim.x) {
-		const int k = i / per, o = i - k * per;
+	/* a warp a row, its lanes over the row's sectors (no division) */
+	for (int k = threadIdx.x >> 5; k < 32; k += MMA_WARPS) {
 		const int64_t r = tile_row32<SWI>(tile, k, op.rows);
-		if (o < cs)
-			prefetch_l2(op.wdata + r * rowbytes + 32 * o);
-		else if (o < cs + ss)
-			prefetch_l2((const uint8_t *)op.scales + r * sbytes + 32 * (o - cs));
-		else
-			prefetch_l2((const uint8_t *)op.biases + r * sbytes + 32 * (o - cs - ss));
+		for (int o = threadIdx.x & 31; o < per; o += WARP)
+			if (o < cs)
+				prefetch_l2(op.wdata + r * rowbytes + 32 * o);
+			else if (o < cs + ss)
+				prefetch_l2((const uint8_t *)op.scales + r * sbytes + 32 * (o - cs));
+			else
+				prefetch_l2((const uint8_t *)op.biases + r * sbytes + 32 * (o - cs - ss));
 	}
 }
 
@@ -355,12 +359,77 @@ static __host__ __device__ constexpr bool q16_mma_paired(void)
 }
 
 /* whether the paired loop has each chunk's loads in flight under the
- * chunk before it: the forms of one word of codes a fragment row (the
- * others' two chunks of loads spilled registers) */
+ * chunk before it: the 8-bit form, of one word of codes a fragment row
+ * (the others' two chunks of loads spilled registers; 4-bit has a ring) */
 template <class F>
 static __host__ __device__ constexpr bool q16_mma_ahead(void)
 {
-	return q16_mma_paired<F>() && (F::BITS == 4 || F::BITS == 8);
+	return q16_mma_paired<F>() && F::BITS == 8;
+}
+
+/* what a thread loads of a chunk: its codes of each block and fragment
+ * row, and its units of the staged inputs of each block and 8-row half */
+template <class F, int NT>
+struct chunk_raw {
+	typename mf<F>::raw w[F::NBLK][2][2];
+	uint4 x[F::NBLK][NT];
+};
+
+/*
+ * The ring of the 4-bit form: each warp copies its next chunks, the codes
+ * of the tile's 32 rows and the staged inputs, into MMA_NS stages of its
+ * own in shared memory (cp.async, three 16-byte copies a lane a chunk),
+ * MMA_NS - 1 chunks ahead of the one it works on, and reads them back
+ * from there. Why: chunk loads from L2 into registers hid their latency
+ * under one chunk's math at most (two chunks held spilled registers), and
+ * their 64-bit addresses cost some 60 instructions a chunk; the copies
+ * take a few, and the reads back are at offsets fixed in the code.
+ */
+#define MMA_NS 3                        /* stages a warp */
+#define MMA_STAGE (32 * 16 + 64 * 16)   /* a chunk: 32 rows of 16 code bytes, 16 input rows of 4 units */
+
+template <class F>
+static __host__ __device__ constexpr bool q16_mma_ring(void)
+{
+	return std::is_same<F, F4L>::value;
+}
+
+template <class F>
+static __host__ __device__ constexpr size_t mma_ring_bytes(void)
+{
+	return q16_mma_ring<F>() ? (size_t)MMA_WARPS * MMA_NS * MMA_STAGE : 0;
+}
+
+/* chunk j of the warp's (w + 16 j) into its stage j % MMA_NS: lane l
+ * copies row l's 16 code bytes (from wl, its row's start) and input units
+ * l and l + 32; past the chunks, nothing (zeros), so that every lane
+ * commits one group a chunk and the waits count chunks */
+static __device__ __forceinline__ void ring_issue(const mma_op &op, uint8_t *ring, const uint8_t *wl, int j, int nch)
+{
+	const int lane = threadIdx.x & 31, ch = (threadIdx.x >> 5) + 16 * j, v = ch < nch, c = v ? ch : 0;
+	uint8_t *st = ring + (j % MMA_NS) * MMA_STAGE;
+	const uint4 *x = op.xb + (int64_t)c * (Q16_MMA_ROWS * 4) + lane;
+
+	cp_async16(st + 16 * lane, wl + 16 * c, v);
+	cp_async16(st + 512 + 16 * lane, x, v);
+	cp_async16(st + 1024 + 16 * lane, x + 32, v);
+	cp_commit();
+}
+
+/* the thread's codes and input units of the chunk in stage st */
+template <class F, int NT>
+static __device__ __forceinline__ void ring_read(const uint8_t *st, chunk_raw<F, NT> &r)
+{
+	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+
+	#pragma unroll
+	for (int mt = 0; mt < 2; mt++)
+		#pragma unroll
+		for (int h = 0; h < 2; h++)
+			r.w[0][mt][h] = *(const uint32_t *)(st + (16 * mt + 8 * h + g) * 16 + 4 * t);
+	#pragma unroll
+	for (int nt = 0; nt < NT; nt++)
+		r.x[0][nt] = *(const uint4 *)(st + 512 + ((8 * nt + g) * 4 + t) * 16);
 }
 
 template <int NT>
@@ -386,6 +455,7 @@ struct mma_smem {
 	float *red;             /* (32 rows, 16 inputs, MMA_RED_LD) */
 	float *xd, *xs;         /* (16, xld) */
 	uint16_t *sc, *bi;      /* (32, sld) a tile's, then (nbuf 2) the next tile's at + sbuf */
+	uint8_t *ring;          /* (MMA_WARPS, MMA_NS, MMA_STAGE) bytes: mma_ring's chunks, 16-byte aligned */
 	int xld, sld, sbuf;
 };
 
@@ -400,10 +470,17 @@ static __host__ __device__ __forceinline__ int mma_sld(int cols, int g)
 	return e / 2 % 2 ? e : e + 2;
 }
 
-static __host__ __device__ __forceinline__ size_t mma_smem_bytes(int cols, int g, int nbuf)
+/* bytes of the shared memory before the ring (mma_smem_of) */
+static __host__ __device__ __forceinline__ size_t mma_smem_head(int cols, int g, int nbuf)
 {
-	return 4 * ((size_t)32 * 16 * MMA_RED_LD + 2 * 16 * (size_t)mma_xld(cols)) +
-	       nbuf * 2 * 2 * 32 * (size_t)mma_sld(cols, g);
+	return (4 * ((size_t)32 * 16 * MMA_RED_LD + 2 * 16 * (size_t)mma_xld(cols)) +
+		nbuf * 2 * 2 * 32 * (size_t)mma_sld(cols, g) + 15) / 16 * 16;
+}
+
+/* ring: the form's bytes of mma_ring (mma_ring_bytes), 0 if it has none */
+static __host__ __device__ __forceinline__ size_t mma_smem_bytes(int cols, int g, int nbuf, size_t ring)
+{
+	return mma_smem_head(cols, g, nbuf) + ring;
 }
 
 static __device__ __forceinline__ mma_smem mma_smem_of(float *base, int cols, int g, int nbuf)
@@ -418,6 +495,7 @@ static __device__ __forceinline__ mma_smem mma_smem_of(float *base, int cols, in
 	m.sc = (uint16_t *)(m.xs + 16 * m.xld);
 	m.bi = m.sc + 32 * m.sld;
 	m.sbuf = 2 * 32 * m.sld;
+	m.ring = (uint8_t *)base + mma_smem_head(cols, g, nbuf);
 	return m;
 }
 
@@ -477,14 +555,6 @@ static __device__ __forceinline__ void lds_bf16s(const uint16_t *p, uint32_t *v)
 {
 	v[0] = N == 1 ? (uint32_t)*p : *(const uint32_t *)p;
 }
-
-/* what a thread loads of a chunk: its codes of each block and fragment
- * row, and its units of the staged inputs of each block and 8-row half */
-template <class F, int NT>
-struct chunk_raw {
-	typename mf<F>::raw w[F::NBLK][2][2];
-	uint4 x[F::NBLK][NT];
-};
 
 /* the thread's unit of staged inputs of block blk and 8-row half nt:
  * input rows past n too (the scratch holds Q16_MMA_ROWS rows), whose
@@ -664,11 +734,11 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 	 * together (loads and stores of one value at a time wait for each
 	 * load in turn) */
 	const int nblk = op.cols / 32;
-	for (int i = threadIdx.x; i < n * nblk; i += blockDim.x) {
-		const int j = i / nblk, b = i - j * nblk;
-		cp_async4(sm.xd + j * sm.xld + b, op.xd + i);
-		cp_async4(sm.xs + j * sm.xld + b, op.xs + i);
-	}
+	for (int j = warp; j < n; j += MMA_WARPS)
+		for (int b = lane; b < nblk; b += WARP) {
+			cp_async4(sm.xd + j * sm.xld + b, op.xd + (int64_t)j * nblk + b);
+			cp_async4(sm.xs + j * sm.xld + b, op.xs + (int64_t)j * nblk + b);
+		}
 	cp_async_commit();
 	/* the weight scales and biases of a tile come in while the one
 	 * before it is worked on: with two buffers under its chunks, with
@@ -707,7 +777,33 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 					for (int i = 0; i < 4; i++)
 						acc[s][mt][nt][i] = 0.0f;
 		chunk_raw<F, NT> ra, rb;
-		if (q16_mma_ahead<F>()) {
+		if constexpr (q16_mma_ring<F>()) {
+			/* chunk j into acc[j % 2]: wait for its copies (one
+			 * newer group may still be in flight), then the stage
+			 * the warp read last is free for chunk j + MMA_NS - 1 */
+			uint8_t *ring = sm.ring + warp * (MMA_NS * MMA_STAGE);
+			const uint8_t *wl = op.wdata + (uint32_t)(tile_row32<SWI>(tile, lane, rows) * rowbytes);
+			const int nj = warp < nch ? (nch - warp + 15) / 16 : 0;
+			static_assert(MMA_NS == 3, "the waits below leave MMA_NS - 2 groups in flight");
+			#pragma unroll
+			for (int j = 0; j < MMA_NS - 1; j++)
+				ring_issue(op, ring, wl, j, nch);
+			for (int j = 0; j < nj; j += 2) {
+				cp_async_wait<1>();
+				__syncwarp();
+				ring_issue(op, ring, wl, j + MMA_NS - 1, nch);
+				ring_read<F, NT>(ring + (j % MMA_NS) * MMA_STAGE, ra);
+				mma_math<F, G, NT, true>(op, sm, sc, bi, wr, ra, warp + 16 * j, acc[0]);
+				if (j + 1 < nj) {
+					cp_async_wait<1>();
+					__syncwarp();
+					ring_issue(op, ring, wl, j + MMA_NS, nch);
+					ring_read<F, NT>(ring + ((j + 1) % MMA_NS) * MMA_STAGE, ra);
+					mma_math<F, G, NT, true>(op, sm, sc, bi, wr, ra, warp + 16 * (j + 1), acc[1]);
+				}
+			}
+			cp_async_wait<0>();
+		} else if (q16_mma_ahead<F>()) {
 			/* chunks c (lane w) and c + 16 (lane w + 16) an iteration,
 			 * each one's loads issued before the chunk before it is
 			 * worked on, so that a warp has a chunk's loads in flight
@@ -821,9 +917,11 @@ static size_t stage_smem(int cols)
 /* the form's NBMAX (gemv_q16_forms.cuh), 0 where no kernel takes it */
 struct mma_has {
 	typedef int ret;
+	size_t ring;
 	template <class F, int G>
 	int go(void)
 	{
+		ring = mma_ring_bytes<F>();
 		return F::NBMAX;
 	}
 	int none(void)
@@ -839,7 +937,7 @@ int q16_mma_takes(const tf_weight *w, int n, int epi, int qo)
 
 	return s_xb && nbmax && n >= mma_min_rows(nbmax) && w->cols <= MMA_COLS &&
 	       w->rows * (w->cols * w->bits / 8) < ((int64_t)1 << 32) &&
-	       stage_smem((int)w->cols) <= Q16_SMEM && mma_smem_bytes((int)w->cols, w->group, 1) <= MMA_SMEM &&
+	       stage_smem((int)w->cols) <= Q16_SMEM && mma_smem_bytes((int)w->cols, w->group, 1, h.ring) <= MMA_SMEM &&
 	       (!qo || w->rows / 2 <= MMA_OUT);
 }
 
@@ -856,10 +954,12 @@ struct mma_pick {
 	int nt, swi;
 	mma_fn f;
 	stage_fn st;
+	size_t ring;
 	template <class F, int G>
 	int go(void)
 	{
 		st = q16_mma_stage<F>;
+		ring = mma_ring_bytes<F>();
 		if (swi)
 			f = nt == 1 ? gemm_q16_mma<F, G, 1, true> : gemm_q16_mma<F, G, 2, true>;
 		else
@@ -876,20 +976,20 @@ int q16_mma(const tf_weight *w, const q16_op &op, int epi)
 {
 	const int n = op.n, cols = op.cols, rows = op.rows, swi = epi == TF_Q16_SWIGLU, qo = op.yq != NULL;
 	const int out = swi ? rows / 2 : rows, tp = swi ? 16 : 32, ntiles = (out + tp - 1) / tp;
-	mma_pick p = { n > 8 ? 2 : 1, swi, NULL, NULL };
+	mma_pick p = { n > 8 ? 2 : 1, swi, NULL, NULL, 0 };
 
 	if (!visit_form(w, p))
 		return tf_err("no tensor-core kernel for a %s%d g%d weight", tf_fmt_name(w->fmt), w->bits, w->group);
 	CUDA_CHECK(launch_k(p.st, dim3(n), dim3(Q16_WARPS * WARP), stage_smem(cols), op.src, n, cols, s_xb, s_xd, s_xs,
 			    s_rs));
-	const int nbuf = mma_smem_bytes(cols, w->group, 2) <= MMA_SMEM ? 2 : 1;
+	const int nbuf = mma_smem_bytes(cols, w->group, 2, p.ring) <= MMA_SMEM ? 2 : 1;
 	/* 4-byte copies need whole words a row and aligned arrays */
 	const int words = (cols / w->group) % 2 == 0 && (uintptr_t)op.scales % 4 == 0 &&
 			  (!op.biases || (uintptr_t)op.biases % 4 == 0);
 	mma_op m = { op.wdata, op.scales, op.biases, rows, cols, n, s_xb, s_xd, s_xs, s_rs,
 		     qo ? s_y : op.y, qo ? (int64_t)out : op.ldy, op.accumulate, nbuf, words };
 	const int grid = ntiles < tf_cuda_sms() ? ntiles : tf_cuda_sms();
-	CUDA_CHECK(launch_k(p.f, dim3(grid), dim3(MMA_WARPS * WARP), mma_smem_bytes(cols, w->group, nbuf), m));
+	CUDA_CHECK(launch_k(p.f, dim3(grid), dim3(MMA_WARPS * WARP), mma_smem_bytes(cols, w->group, nbuf, p.ring), m));
 	if (qo) {
 		const int warps = n * (out / 32);
 		CUDA_CHECK(launch_k(q16_mma_out, dim3((warps + 7) / 8), dim3(256), 0, (const float *)s_y, n, out, op.yq,

@@ -31,8 +31,8 @@ int tf_cuda_gemv_q16_mma_takes(const tf_weight *w, int epi, int qo);
 #define Q16_MMA_ROWS 16
 
 /* whether the products of w (epi: gemv_q16.cuh's) with a pass of n rows
- * (2 to 16) take the tensor-core kernels: where they measured faster, 12
- * rows or more (5 for sign1 and 2-bit rows); TF_Q16_MMA=0 never, 1 every
+ * (2 to 16) take the tensor-core kernels: where they measured faster, 5
+ * rows or more (3 for sign1 and 2-bit rows); TF_Q16_MMA=0 never, 1 every
  * pass of 2 or more (for comparison and tests) */
 int q16_mma_takes(const tf_weight *w, int n, int epi, int qo);
 /* op's product (n = op.n of 1 to Q16_MMA_ROWS rows, its src those rows';
