@@ -37,7 +37,7 @@ int tf_gen_start(tf_gen *g, tf_engine *e, const tf_tok *tok, const char *model, 
 		for (int k = 0; k < r->nstop; k++)
 			tf_text_stop(&c->text, r->stop[k], r->stop_len[k]);
 		tf_job_params p = { r->prompt.ids, (int64_t)r->prompt.n, r->max_tokens, r->sampler, r->ignore_eos,
-				    stops, nstop, r->logprobs };
+				    stops, nstop, r->logprobs, i };
 		p.sampler.rng = tf_sample_seed(r->sampler.rng, i);
 		int busy;
 		c->job = tf_engine_submit(e, &p, &busy);
