@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "base/pool.h"
 #include "decode/decoder.h"
+#include "draft/draft.h"
 #include "io/out.h"
 #include "model/model.h"
 #include "serve/chat.h"
@@ -41,12 +42,16 @@ static const char usage_text[] =
 	"      --max-body B     request body bytes at most (K, M suffixes; default 1M)\n"
 	"      --timeout S      close a connection idle for S seconds (default 60)\n"
 	"      --drain S        on SIGTERM, give the requests in flight S seconds (default 30)\n"
+	"      --draft SPEC     speculative decoding, as tf-run --draft: ngram[:N] or\n"
+	"                       random[:SEED]; the same ids as without\n"
+	"      --draft-tree SHAPE  off (a chain of 8, default) or WIDTHxDEPTH\n"
 	"  -t, --threads N      CPU threads (default: TF_THREADS or all CPUs)\n"
 	"      --device DEV     cpu, cuda or auto (default: TF_DEVICE or auto)\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
 
-enum { OPT_HOST = 256, OPT_QUEUE, OPT_CTX, OPT_KEY, OPT_NAME, OPT_BODY, OPT_TIMEOUT, OPT_DRAIN, OPT_DEVICE };
+enum { OPT_HOST = 256, OPT_QUEUE, OPT_CTX, OPT_KEY, OPT_NAME, OPT_BODY, OPT_TIMEOUT, OPT_DRAIN, OPT_DEVICE,
+       OPT_DRAFT, OPT_DRAFT_TREE };
 
 static const struct option longopts[] = {
 	{ "port", required_argument, NULL, 'p' },
@@ -61,6 +66,8 @@ static const struct option longopts[] = {
 	{ "drain", required_argument, NULL, OPT_DRAIN },
 	{ "threads", required_argument, NULL, 't' },
 	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "draft", required_argument, NULL, OPT_DRAFT },
+	{ "draft-tree", required_argument, NULL, OPT_DRAFT_TREE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -109,7 +116,8 @@ int main(int argc, char **argv)
 	tf_server_opts so = { .host = "127.0.0.1", .port = 8888, .ctx = 4096, .body_max = 1 << 20,
 			      .timeout_s = 60, .connections = 1024 };
 	tf_engine_opts eo = { .parallel = 8, .queue = 64 };
-	const char *device = getenv("TF_DEVICE"), *key_file = NULL, *name = NULL;
+	const char *device = getenv("TF_DEVICE"), *key_file = NULL, *name = NULL, *draft = NULL, *draft_tree = NULL;
+	tf_draft_spec spec;
 	int threads = 0, c;
 	double drain = 30;
 
@@ -128,6 +136,8 @@ int main(int argc, char **argv)
 		case OPT_DRAIN: drain = tf_arg_double(optarg, "--drain", 0, 86400); break;
 		case 't': threads = tf_arg_long(optarg, "--threads", 1, 256); break;
 		case OPT_DEVICE: device = optarg; break;
+		case OPT_DRAFT: draft = optarg; break;
+		case OPT_DRAFT_TREE: draft_tree = optarg; break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
 		case 'V': printf("tf-serve %s\n", VERSION); return tf_stdout_exit();
 		default: tf_usage_die("unknown option");
@@ -141,6 +151,14 @@ int main(int argc, char **argv)
 		device = "auto";
 	if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "auto"))
 		tf_usage_die("--device must be cpu, cuda or auto, not '%s'", device);
+	if (draft_tree && !draft)
+		tf_usage_die("--draft-tree shapes the drafts of --draft: it needs --draft");
+	// a drafter that cannot be is bad input, found before the model loads
+	if (draft) {
+		if (tf_draft_parse(&spec, draft, draft_tree) < 0)
+			tf_die_err();
+		eo.draft = &spec;
+	}
 	const char *path = argv[optind];
 	so.model_name = name ? name : name_of(path);
 	if (key_file)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tf-serve through the openai Python client: models, completions and chat
-# completions, streaming and not, logprobs, tools, errors as the client's
+# completions (reasoning_content among the message's and the deltas'
+# fields), streaming and not, logprobs, tools, errors as the client's
 # exceptions; greedy and seeded ids equal tf-run's (the lone prompt is
 # tf-run's sequence 0), with an API key and without.
 . "$(dirname "$0")/lib-tf.sh"
@@ -25,7 +26,7 @@ while IFS= read -r line; do
 done <tap
 say_ok $rc "the client ran to its end"
 [ $rc = 0 ] || sed 's/^/#   /' err
-test $(grep -c '^ok' tap) = 18
+test $(grep -c '^ok' tap) = 20
 say_ok $? "every check of the client ran"
 serve_stop S
 say_ok $? "SIGTERM: exit status 0"

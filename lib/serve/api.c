@@ -10,6 +10,7 @@
 #include "base/err.h"
 #include "chat.h"
 #include "sbuf.h"
+#include "think.h"
 
 #define BAD "invalid_request_error"
 
@@ -137,7 +138,6 @@ static int read_messages(const tf_api_env *env, const json_t *o, tf_api_req *r, 
 	if (kw && field(kw, "enable_thinking"))
 		think = field(kw, "enable_thinking");
 	co.thinking_off = json_is_false(think);
-	r->thinking_off = co.thinking_off;
 	const json_t *agp = field(o, "add_generation_prompt");
 	if (agp && want_bool(err, agp, "add_generation_prompt", &co.add_generation_prompt) < 0)
 		return -1;
@@ -145,6 +145,9 @@ static int read_messages(const tf_api_env *env, const json_t *o, tf_api_req *r, 
 		tf_sbuf_free(&b);
 		return tf_api_fail(err, 400, BAD, NULL, "messages", "%s", tf_errmsg());
 	}
+	/* where the prompt leaves the reply, not the flag: the template
+	 * opens a block with thinking on and closes it with thinking off */
+	r->think_open = tf_think_open_in(b.s ? b.s : "", b.len);
 	int rc = encode(env, err, b.s ? b.s : "", b.len, &r->prompt);
 	tf_sbuf_free(&b);
 	return rc;

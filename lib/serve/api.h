@@ -42,7 +42,9 @@ typedef struct {
 	int nstop;
 	int logprobs;           /* -1 none, else the alternatives a token */
 	int ignore_eos, return_ids;
-	int thinking_off;       /* chat: enable_thinking false */
+	int think_open;         /* chat: the rendered prompt leaves a think block
+				 * open (thinking on), so the reply is split into
+				 * reasoning_content and content (think.h) */
 } tf_api_req;
 
 /* what parsing needs of the server */

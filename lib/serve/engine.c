@@ -10,6 +10,7 @@
 #include "decode/decoder.h"
 #include "decode/round.h"
 #include "engine.h"
+#include "gpu/gpu.h"
 #include "tools/streams.h"
 
 struct tf_job {
@@ -23,9 +24,13 @@ struct tf_job {
 	int ignore_eos, logprobs;
 	int32_t *stop_ids;      /* (nstop) */
 	int nstop;
+	long index;
 	/* the round thread's alone */
 	tf_decoder *d;
 	tf_sampler smp;
+	tf_drafter *dr;         /* with a drafter: its own, and */
+	int32_t *hist;          /* (nhist) its prompt and the ids drawn since */
+	int64_t nhist, histcap;
 	int64_t fed;            /* prompt ids fed */
 	int32_t next;           /* the id to feed next */
 	uint64_t bytes;
@@ -108,6 +113,11 @@ static void put(tf_engine *e, tf_job *j, const tf_draw *dr)
 	}
 	j->draws[j->nd++] = *dr;
 	j->next = id;
+	if (j->dr) {
+		if (j->nhist == j->histcap)
+			j->hist = tf_realloc(j->hist, (j->histcap = 2 * j->histcap + 64) * sizeof *j->hist);
+		j->hist[j->nhist++] = id;
+	}
 	e->st.tokens++;
 	if (j->nd >= j->max_tokens)
 		finish(e, j, TF_JOB_LENGTH);
@@ -186,6 +196,65 @@ static int alone_on_gpu(tf_job *j)
 	return tf_decoder_generate(j->d, j->next, &j->smp, n, !j->ignore_eos, each, j, ahead, &got);
 }
 
+/* a drafting job's drafter, and its ids so far for it to look in */
+static int start_draft(tf_engine *e, tf_job *j)
+{
+	if (!(j->dr = tf_drafter_new(e->o.draft, e->m->c.vocab, j->index)))
+		return -1;
+	j->histcap = j->n + 64;
+	j->hist = tf_malloc(j->histcap * sizeof *j->hist);
+	memcpy(j->hist, j->ids, j->n * sizeof *j->hist);
+	j->nhist = j->n;
+	return 0;
+}
+
+static void drop_draft(tf_job *j)
+{
+	tf_drafter_free(j->dr);
+	free(j->hist);
+	j->dr = NULL;
+	j->hist = NULL;
+}
+
+/*
+ * A drafting job's turn in a round, as tf-run -P's streams take theirs
+ * (streams.c): a tree from its drafter, cut to the ids the job still
+ * makes less the model's own (and on the GPU to the nodes a tree pass
+ * takes there), verified in a pass of its own; the ids drawn along the
+ * kept path are the job's next, up to an end id or max_tokens (the state
+ * past them is never used: the job is over). 1 when it took its turn, 0
+ * when nothing was drafted (it steps in the shared pass), -1 on an error.
+ * No lock: what it reads of the job is the round thread's.
+ */
+static int draft_turn(tf_engine *e, tf_job *j)
+{
+	const tf_draft_spec *sp = e->o.draft;
+	long left = j->max_tokens - j->nd;
+	int depth = left - 1 < sp->depth ? (int)(left - 1) : sp->depth;
+	int64_t nodes = 1 + (int64_t)sp->width * depth;
+	int32_t out[TF_DRAFT_DEPTH_MAX + 1];
+	tf_draft_tree t;
+	int k;
+
+	if (tf_decoder_on_gpu(j->d) && nodes > TF_GPU_TREE_MAX)
+		nodes = TF_GPU_TREE_MAX;
+	tf_drafter_propose(j->dr, j->hist, j->nhist, depth, nodes, &t);
+	if (t.n == 1)
+		return 0;
+	if ((k = tf_draft_verify(j->d, j->dr, &j->smp, &t, out)) < 0)
+		return -1;
+	pthread_mutex_lock(&e->mu);
+	e->st.draft_passes++;
+	e->st.draft_proposed += t.n - 1;
+	e->st.draft_accepted += k - 1;
+	for (int i = 0; i < k; i++) {
+		tf_draw dr = { .id = out[i] };
+		put(e, j, &dr);
+	}
+	pthread_mutex_unlock(&e->mu);
+	return 1;
+}
+
 /* the live jobs that are over leave their slots, the queued ones that fit
  * come in (under the lock) */
 static void retire_admit(tf_engine *e)
@@ -202,6 +271,7 @@ static void retire_admit(tf_engine *e)
 		}
 		tf_decoder_free(j->d);
 		j->d = NULL;
+		drop_draft(j);
 		job_unref(j);
 	}
 	e->nlive = k;
@@ -225,21 +295,35 @@ static void retire_admit(tf_engine *e)
 			continue;
 		}
 		tf_decoder_reserve(j->d, j->n + j->max_tokens);
+		if (e->o.draft && j->logprobs < 0 && start_draft(e, j) < 0) {
+			tf_warn("cannot start a job's drafter: %s", tf_errmsg());
+			tf_decoder_free(j->d);
+			j->d = NULL;
+			finish(e, j, TF_JOB_FAILED);
+			job_unref(j);
+			continue;
+		}
 		e->live[e->nlive++] = j;
 	}
 	e->st.queued = e->nq;
 	e->st.live = e->nlive;
 }
 
-/* one round over the live jobs: a step of each past its prompt, the next
- * chunk of the oldest still in it (no lock: the fields it reads are the
- * round thread's) */
+/* one round over the live jobs: a step of each past its prompt (or,
+ * drafting, a verified tree), the next chunk of the oldest still in it
+ * (no lock: the fields it reads are the round thread's) */
 static int round_once(tf_engine *e, tf_job **live, int n, tf_round_part *p)
 {
-	int k = 0, chunk = 0;
+	int k = 0, chunk = 0, rc;
 
 	for (int i = 0; i < n; i++) {
 		tf_job *j = live[i];
+		if (j->fed == j->n && j->dr) {
+			if ((rc = draft_turn(e, j)) < 0)
+				return -1;
+			if (rc)
+				continue;
+		}
 		if (j->fed < j->n) {
 			if (chunk)
 				continue;
@@ -281,7 +365,7 @@ static void *run(void *arg)
 		memcpy(live, e->live, n * sizeof *live);
 		if (n == 1 && !e->nq) {
 			tf_job *j = live[0];
-			alone = j->fed == j->n && j->logprobs < 0 && tf_decoder_on_gpu(j->d);
+			alone = j->fed == j->n && j->logprobs < 0 && !j->dr && tf_decoder_on_gpu(j->d);
 		}
 		pthread_mutex_unlock(&e->mu);
 		double t0 = now();
@@ -390,6 +474,7 @@ tf_job *tf_engine_submit(tf_engine *e, const tf_job_params *p, int *busy)
 	memcpy(j->ids, p->ids, p->n * sizeof *j->ids);
 	j->max_tokens = p->max_tokens;
 	j->ignore_eos = p->ignore_eos;
+	j->index = p->index;
 	j->logprobs = p->logprobs > TF_LOGPROBS_MAX ? TF_LOGPROBS_MAX : p->logprobs;
 	j->nstop = p->nstop;
 	j->stop_ids = tf_malloc((p->nstop ? p->nstop : 1) * sizeof *j->stop_ids);

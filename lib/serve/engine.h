@@ -10,6 +10,13 @@
  * logprobs asked, runs as tf-run runs a lone stream there: steps drawn on
  * the device, TF_STEPS_MAX a launch.
  *
+ * With a drafter (o.draft, as tf-run --draft takes it) each job past its
+ * prompt verifies a drafted tree in a pass of its own each round, as
+ * tf-run -P's streams do (streams.h), and takes the ids the model draws
+ * along the path it keeps: the same ids as without, more a round where
+ * the draft was right. A job asking for logprobs steps without drafts
+ * (a tree pass keeps no log-probabilities of the path), with the same ids.
+ *
  *   e = tf_engine_new(m, &(tf_engine_opts){ .parallel = 8, .queue = 64 });
  *   j = tf_engine_submit(e, &params);       NULL: the queue is full
  *   tf_job_wait(j, seen, 100, &v);         v.n ids so far, v.state
@@ -24,6 +31,7 @@
 #include <stdint.h>
 
 #include "decode/sample.h"
+#include "draft/draft.h"
 #include "model/model.h"
 
 #define TF_LOGPROBS_MAX 20      /* top_logprobs at most, as OpenAI allows */
@@ -34,6 +42,7 @@ typedef struct tf_job tf_job;
 typedef struct {
 	int parallel;           /* jobs in rounds at most, >= 1 */
 	int queue;              /* jobs waiting for a slot at most, >= 0 */
+	const tf_draft_spec *draft;     /* every job's drafter, or NULL; kept by the caller */
 } tf_engine_opts;
 
 typedef struct {
@@ -47,6 +56,9 @@ typedef struct {
 	int nstop;
 	int logprobs;           /* -1: none; 0..TF_LOGPROBS_MAX: the drawn id's
 				 * log-probability and this many alternatives */
+	long index;             /* its sequence number (a request's choice), for
+				 * the drafter: a random one drafts as tf-run's
+				 * sequence `index` does */
 } tf_job_params;
 
 /* one drawn id: with logprobs, its log-probability under the model's
@@ -94,6 +106,9 @@ typedef struct {
 	long queued, live, parallel, queue_max;
 	uint64_t jobs, prompt_tokens, tokens, rounds, cancelled;
 	double busy_s;          /* time spent in rounds */
+	/* with a drafter: tree passes, ids drafted in them, drafted ids the
+	 * model drew (the walks' lengths) */
+	uint64_t draft_passes, draft_proposed, draft_accepted;
 } tf_engine_stats;
 void tf_engine_stats_get(tf_engine *e, tf_engine_stats *s);
 

@@ -34,10 +34,11 @@ int tf_gen_start(tf_gen *g, tf_engine *e, const tf_tok *tok, const char *model, 
 	for (int i = 0; i < r->n; i++) {
 		tf_choice *c = &g->c[i];
 		tf_text_init(&c->text, tok);
+		tf_think_init(&c->think, r->chat && r->think_open);
 		for (int k = 0; k < r->nstop; k++)
 			tf_text_stop(&c->text, r->stop[k], r->stop_len[k]);
 		tf_job_params p = { r->prompt.ids, (int64_t)r->prompt.n, r->max_tokens, r->sampler, r->ignore_eos,
-				    stops, nstop, r->logprobs };
+				    stops, nstop, r->logprobs, i };
 		p.sampler.rng = tf_sample_seed(r->sampler.rng, i);
 		int busy;
 		c->job = tf_engine_submit(e, &p, &busy);
@@ -168,6 +169,48 @@ static json_t *logprobs_json(const tf_gen *g, const tf_choice *c, long from, lon
 			 "text_offset", offs);
 }
 
+/* a chat choice's message: its text apart, as vLLM gives it. Thinking on:
+ * reasoning_content the thinking ("" when the reply is empty), content
+ * what follows the block, null when nothing does or the block never
+ * closed. Thinking off: content the text, reasoning_content null */
+static json_t *message_json(const tf_gen *g, tf_choice *c, const char *text, size_t n)
+{
+	size_t rn, cn;
+
+	tf_think_push(&c->think, text, n);
+	tf_think_end(&c->think);
+	char *r = tf_think_take(&c->think.reasoning, &rn), *s = tf_think_take(&c->think.content, &cn);
+	json_t *content = g->r->think_open && !cn ? json_null() : json_stringn(s, cn);
+	json_t *reasoning = g->r->think_open ? json_stringn(r, rn) : json_null();
+	free(r);
+	free(s);
+	return json_pack("{s:s, s:o, s:o}", "role", "assistant", "content", content, "reasoning_content", reasoning);
+}
+
+/* a chat event's delta: the reasoning and the content that may go out
+ * now (all that is left at the end), each only when it holds some; NULL
+ * when neither does before the end */
+static json_t *delta_json(tf_choice *c, const char *text, size_t n, int end)
+{
+	size_t rn, cn;
+
+	tf_think_push(&c->think, text, n);
+	if (end)
+		tf_think_end(&c->think);
+	char *r = tf_think_take(&c->think.reasoning, &rn), *s = tf_think_take(&c->think.content, &cn);
+	json_t *d = NULL;
+	if (rn || cn || end) {
+		d = json_object();
+		if (rn)
+			json_object_set_new(d, "reasoning_content", json_stringn(r, rn));
+		if (cn)
+			json_object_set_new(d, "content", json_stringn(s, cn));
+	}
+	free(r);
+	free(s);
+	return d;
+}
+
 static json_t *ids_json(const tf_choice *c, long from, long to)
 {
 	json_t *a = json_array();
@@ -213,8 +256,7 @@ char *tf_gen_body(tf_gen *g, tf_api_err *err)
 		long off = 0, upto = counted(c);
 		json_t *ch = json_pack("{s:i}", "index", i);
 		if (g->r->chat)
-			json_object_set_new(ch, "message",
-					    json_pack("{s:s, s:s%}", "role", "assistant", "content", text, n));
+			json_object_set_new(ch, "message", message_json(g, c, text, n));
 		else
 			json_object_set_new(ch, "text", json_stringn(text, n));
 		json_object_set_new(ch, "logprobs", logprobs_json(g, c, 0, upto, &off));
@@ -256,14 +298,17 @@ static void choice_event(tf_gen *g, tf_sbuf *out, int i, int end)
 	size_t n;
 	char *text = tf_text_take(&c->text, end, &n);
 	long upto = end ? counted(c) : c->nd < counted(c) ? c->nd : counted(c), off = 0;
+	json_t *delta = NULL;
 
-	if (!n && !end) {
+	if (g->r->chat)
+		delta = delta_json(c, text, n, end);
+	if (g->r->chat ? !delta : !n && !end) {
 		free(text);
 		return;
 	}
 	json_t *ch = json_pack("{s:i}", "index", i);
 	if (g->r->chat)
-		json_object_set_new(ch, "delta", n || !end ? json_pack("{s:s%}", "content", text, n) : json_object());
+		json_object_set_new(ch, "delta", delta);
 	else
 		json_object_set_new(ch, "text", json_stringn(text, n));
 	json_object_set_new(ch, "logprobs", logprobs_json(g, c, c->shown, upto, &off));
@@ -334,6 +379,7 @@ void tf_gen_free(tf_gen *g)
 			tf_job_release(c->job);
 		}
 		tf_text_free(&c->text);
+		tf_think_free(&c->think);
 		free(c->draws);
 	}
 	memset(g, 0, sizeof *g);

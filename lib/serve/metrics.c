@@ -79,6 +79,12 @@ void tf_metrics_text(tf_metrics *m, const tf_engine_stats *st, tf_sbuf *b)
 	tf_sbuf_printf(b, "tf_serve_slots_in_use %ld\n", st->live);
 	head(b, "tf_serve_slots_total", "gauge", "generations the rounds take at most (--parallel)");
 	tf_sbuf_printf(b, "tf_serve_slots_total %ld\n", st->parallel);
+	head(b, "tf_serve_draft_passes_total", "counter", "tree passes that verified drafted ids (--draft)");
+	tf_sbuf_printf(b, "tf_serve_draft_passes_total %llu\n", (unsigned long long)st->draft_passes);
+	head(b, "tf_serve_draft_tokens_total", "counter", "ids drafted in those passes");
+	tf_sbuf_printf(b, "tf_serve_draft_tokens_total %llu\n", (unsigned long long)st->draft_proposed);
+	head(b, "tf_serve_draft_accepted_tokens_total", "counter", "drafted ids the model drew");
+	tf_sbuf_printf(b, "tf_serve_draft_accepted_tokens_total %llu\n", (unsigned long long)st->draft_accepted);
 	head(b, "tf_serve_busy_seconds_total", "counter", "seconds spent running rounds");
 	tf_sbuf_printf(b, "tf_serve_busy_seconds_total %.6f\n", st->busy_s);
 	head(b, "tf_serve_tokens_per_second", "gauge", "tokens generated a second of rounds, since the start");

@@ -63,6 +63,18 @@ s = client.chat.completions.create(model=model, messages=msgs, max_tokens=8, tem
 parts = [c.choices[0].delta.content or "" for c in s if c.choices]
 ok("".join(parts) == chat_text, "chat.completions.create(stream=True): the same text in deltas", parts)
 
+# thinking on: this model never closes its block, so the reply is all
+# reasoning_content, a field the client keeps among the message's extras
+r = client.chat.completions.create(model=model, messages=msgs, max_tokens=8, temperature=0,
+                                   extra_body={"ignore_eos": True})
+thought = getattr(r.choices[0].message, "reasoning_content", None)
+ok(isinstance(thought, str) and thought and r.choices[0].message.content is None,
+   "thinking on: reasoning_content the reply, content None", r)
+s = client.chat.completions.create(model=model, messages=msgs, max_tokens=8, temperature=0, stream=True,
+                                   extra_body={"ignore_eos": True})
+parts = [getattr(c.choices[0].delta, "reasoning_content", None) or "" for c in s if c.choices]
+ok("".join(parts) == thought, "... streamed: the same text in the deltas' reasoning_content", parts)
+
 r = client.chat.completions.create(model=model, messages=msgs, max_tokens=3, temperature=0, logprobs=True,
                                    top_logprobs=2, extra_body={"ignore_eos": True})
 lp = r.choices[0].logprobs.content
