@@ -45,13 +45,16 @@ static const char usage_text[] =
 	"      --draft SPEC     speculative decoding, as tf-run --draft: ngram[:N] or\n"
 	"                       random[:SEED]; the same ids as without\n"
 	"      --draft-tree SHAPE  off (a chain of 8, default) or WIDTHxDEPTH\n"
+	"      --no-tokenizer   serve ids alone: prompts of token ids, replies' ids in\n"
+	"                       return_token_ids, no text, no chat (for MODELs that\n"
+	"                       carry no tokenizer, as tf-pack --synth makes them)\n"
 	"  -t, --threads N      CPU threads (default: TF_THREADS or all CPUs)\n"
 	"      --device DEV     cpu, cuda or auto (default: TF_DEVICE or auto)\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
 
 enum { OPT_HOST = 256, OPT_QUEUE, OPT_CTX, OPT_KEY, OPT_NAME, OPT_BODY, OPT_TIMEOUT, OPT_DRAIN, OPT_DEVICE,
-       OPT_DRAFT, OPT_DRAFT_TREE };
+       OPT_DRAFT, OPT_DRAFT_TREE, OPT_NO_TOK };
 
 static const struct option longopts[] = {
 	{ "port", required_argument, NULL, 'p' },
@@ -68,6 +71,7 @@ static const struct option longopts[] = {
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "draft", required_argument, NULL, OPT_DRAFT },
 	{ "draft-tree", required_argument, NULL, OPT_DRAFT_TREE },
+	{ "no-tokenizer", no_argument, NULL, OPT_NO_TOK },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -118,7 +122,7 @@ int main(int argc, char **argv)
 	tf_engine_opts eo = { .parallel = 8, .queue = 64 };
 	const char *device = getenv("TF_DEVICE"), *key_file = NULL, *name = NULL, *draft = NULL, *draft_tree = NULL;
 	tf_draft_spec spec;
-	int threads = 0, c;
+	int threads = 0, c, no_tok = 0;
 	double drain = 30;
 
 	tf_prog = "tf-serve";
@@ -138,6 +142,7 @@ int main(int argc, char **argv)
 		case OPT_DEVICE: device = optarg; break;
 		case OPT_DRAFT: draft = optarg; break;
 		case OPT_DRAFT_TREE: draft_tree = optarg; break;
+		case OPT_NO_TOK: no_tok = 1; break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
 		case 'V': printf("tf-serve %s\n", VERSION); return tf_stdout_exit();
 		default: tf_usage_die("unknown option");
@@ -179,11 +184,16 @@ int main(int argc, char **argv)
 		tf_die_err();
 	if (tf_decoder_attach(m, device) < 0)
 		tf_die_err();
-	tf_tok *tok = tf_tok_load(path);
-	if (!tok)
-		tf_die_err();
-	char *tmpl = tf_chat_template_of(path);
-	if (tmpl && !tf_chat_template_known(tmpl))
+	tf_tok *tok = NULL;
+	if (!no_tok && !(tok = tf_tok_load(path))) {
+		char why[512];
+		snprintf(why, sizeof why, "%s", tf_errmsg());
+		tf_die("%s%s", why, strstr(why, "no tokenizer") ? " (--no-tokenizer serves ids alone)" : "");
+	}
+	char *tmpl = no_tok ? NULL : tf_chat_template_of(path);
+	if (no_tok)
+		so.chat_refused = "tf-serve runs without a tokenizer (--no-tokenizer)";
+	else if (tmpl && !tf_chat_template_known(tmpl))
 		so.chat_refused = "the model's chat template is not the Qwen3.5 family's, the one format tf-serve renders";
 	else if (!tf_tok_has_chat(tok))
 		so.chat_refused = "the model's tokenizer has no <|im_start|> and <|im_end|> for chat turns";

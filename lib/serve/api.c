@@ -80,6 +80,9 @@ static int want_bool(tf_api_err *err, const json_t *v, const char *name, int *ou
 
 static int encode(const tf_api_env *env, tf_api_err *err, const char *s, size_t n, tf_seq *out)
 {
+	if (!env->encode)
+		return tf_api_fail(err, 400, BAD, NULL, "prompt",
+				   "this server runs without a tokenizer (--no-tokenizer): 'prompt' must be token ids");
 	if (env->encode(env->encode_ctx, s, n, out) < 0)
 		return tf_api_fail(err, 400, BAD, NULL, "prompt", "cannot tokenize the prompt: %s", tf_errmsg());
 	return 0;
@@ -153,7 +156,7 @@ static int read_messages(const tf_api_env *env, const json_t *o, tf_api_req *r, 
 	return rc;
 }
 
-static int read_stop(const json_t *o, tf_api_req *r, tf_api_err *err)
+static int read_stop(const tf_api_env *env, const json_t *o, tf_api_req *r, tf_api_err *err)
 {
 	const json_t *s = field(o, "stop");
 	size_t i;
@@ -161,6 +164,9 @@ static int read_stop(const json_t *o, tf_api_req *r, tf_api_err *err)
 
 	if (!s)
 		return 0;
+	if (!env->encode && !(json_is_array(s) && !json_array_size(s)))
+		return tf_api_fail(err, 400, BAD, NULL, "stop",
+				   "stop strings need the text: this server runs without a tokenizer (--no-tokenizer)");
 	if (json_is_string(s)) {
 		r->stop[0] = tf_strdup(json_string_value(s));
 		r->stop_len[0] = json_string_length(s);
@@ -282,7 +288,7 @@ static int read_request(const tf_api_env *env, const json_t *o, int chat, tf_api
 		r->max_tokens = k > env->ctx ? env->ctx + 1 : (long)k;
 		given_max = 1;
 	}
-	if (read_stop(o, r, err) < 0 || read_sampling(env, o, r, err) < 0)
+	if (read_stop(env, o, r, err) < 0 || read_sampling(env, o, r, err) < 0)
 		return -1;
 	if ((chat ? read_messages(env, o, r, err) : read_prompt(env, o, r, err)) < 0)
 		return -1;

@@ -53,7 +53,8 @@ typedef struct {
 	long ctx;               /* prompt plus completion ids at most */
 	long vocab;
 	/* the prompt's text to ids (the tokenizer is shared: the callee
-	 * serializes); -1 with a message */
+	 * serializes); -1 with a message. NULL: no tokenizer, prompts are
+	 * ids and there is no text to stop on */
 	int (*encode)(void *ctx, const char *text, size_t len, tf_seq *out);
 	void *encode_ctx;
 	uint64_t (*random_seed)(void);

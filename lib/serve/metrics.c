@@ -42,6 +42,25 @@ static void head(tf_sbuf *b, const char *name, const char *type, const char *hel
 	tf_sbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* a metric of one value: its two header lines and its sample */
+static void count(tf_sbuf *b, const char *name, const char *help, unsigned long long v)
+{
+	head(b, name, "counter", help);
+	tf_sbuf_printf(b, "%s %llu\n", name, v);
+}
+
+static void gauge(tf_sbuf *b, const char *name, const char *help, long v)
+{
+	head(b, name, "gauge", help);
+	tf_sbuf_printf(b, "%s %ld\n", name, v);
+}
+
+static void real(tf_sbuf *b, const char *name, const char *type, const char *help, double v)
+{
+	head(b, name, type, help);
+	tf_sbuf_printf(b, "%s %.6f\n", name, v);
+}
+
 void tf_metrics_text(tf_metrics *m, const tf_engine_stats *st, tf_sbuf *b)
 {
 	pthread_mutex_lock(&m->mu);
@@ -61,32 +80,19 @@ void tf_metrics_text(tf_metrics *m, const tf_engine_stats *st, tf_sbuf *b)
 						       route_name[r], (unsigned long long)m->responses[r][k]);
 			}
 	pthread_mutex_unlock(&m->mu);
-	head(b, "tf_serve_jobs_total", "counter", "generations started (a request's choices each count)");
-	tf_sbuf_printf(b, "tf_serve_jobs_total %llu\n", (unsigned long long)st->jobs);
-	head(b, "tf_serve_jobs_cancelled_total", "counter", "generations ended early: client gone, stop string, drain");
-	tf_sbuf_printf(b, "tf_serve_jobs_cancelled_total %llu\n", (unsigned long long)st->cancelled);
-	head(b, "tf_serve_prompt_tokens_total", "counter", "prompt tokens taken in");
-	tf_sbuf_printf(b, "tf_serve_prompt_tokens_total %llu\n", (unsigned long long)st->prompt_tokens);
-	head(b, "tf_serve_generated_tokens_total", "counter", "tokens generated");
-	tf_sbuf_printf(b, "tf_serve_generated_tokens_total %llu\n", (unsigned long long)st->tokens);
-	head(b, "tf_serve_rounds_total", "counter", "rounds run");
-	tf_sbuf_printf(b, "tf_serve_rounds_total %llu\n", (unsigned long long)st->rounds);
-	head(b, "tf_serve_queue_length", "gauge", "generations waiting for a slot");
-	tf_sbuf_printf(b, "tf_serve_queue_length %ld\n", st->queued);
-	head(b, "tf_serve_queue_limit", "gauge", "generations that may wait at most");
-	tf_sbuf_printf(b, "tf_serve_queue_limit %ld\n", st->queue_max);
-	head(b, "tf_serve_slots_in_use", "gauge", "generations in the rounds");
-	tf_sbuf_printf(b, "tf_serve_slots_in_use %ld\n", st->live);
-	head(b, "tf_serve_slots_total", "gauge", "generations the rounds take at most (--parallel)");
-	tf_sbuf_printf(b, "tf_serve_slots_total %ld\n", st->parallel);
-	head(b, "tf_serve_draft_passes_total", "counter", "tree passes that verified drafted ids (--draft)");
-	tf_sbuf_printf(b, "tf_serve_draft_passes_total %llu\n", (unsigned long long)st->draft_passes);
-	head(b, "tf_serve_draft_tokens_total", "counter", "ids drafted in those passes");
-	tf_sbuf_printf(b, "tf_serve_draft_tokens_total %llu\n", (unsigned long long)st->draft_proposed);
-	head(b, "tf_serve_draft_accepted_tokens_total", "counter", "drafted ids the model drew");
-	tf_sbuf_printf(b, "tf_serve_draft_accepted_tokens_total %llu\n", (unsigned long long)st->draft_accepted);
-	head(b, "tf_serve_busy_seconds_total", "counter", "seconds spent running rounds");
-	tf_sbuf_printf(b, "tf_serve_busy_seconds_total %.6f\n", st->busy_s);
-	head(b, "tf_serve_tokens_per_second", "gauge", "tokens generated a second of rounds, since the start");
-	tf_sbuf_printf(b, "tf_serve_tokens_per_second %.3f\n", st->busy_s > 0 ? st->tokens / st->busy_s : 0.0);
+	count(b, "tf_serve_jobs_total", "generations started (a request's choices each count)", st->jobs);
+	count(b, "tf_serve_jobs_cancelled_total", "generations ended early: client gone, stop string, drain", st->cancelled);
+	count(b, "tf_serve_prompt_tokens_total", "prompt tokens taken in", st->prompt_tokens);
+	count(b, "tf_serve_generated_tokens_total", "tokens generated", st->tokens);
+	count(b, "tf_serve_rounds_total", "rounds run", st->rounds);
+	gauge(b, "tf_serve_queue_length", "generations waiting for a slot", st->queued);
+	gauge(b, "tf_serve_queue_limit", "generations that may wait at most", st->queue_max);
+	gauge(b, "tf_serve_slots_in_use", "generations in the rounds", st->live);
+	gauge(b, "tf_serve_slots_total", "generations the rounds take at most (--parallel)", st->parallel);
+	count(b, "tf_serve_draft_passes_total", "tree passes that verified drafted ids (--draft)", st->draft_passes);
+	count(b, "tf_serve_draft_tokens_total", "ids drafted in those passes", st->draft_proposed);
+	count(b, "tf_serve_draft_accepted_tokens_total", "drafted ids the model drew", st->draft_accepted);
+	real(b, "tf_serve_busy_seconds_total", "counter", "seconds spent running rounds", st->busy_s);
+	real(b, "tf_serve_tokens_per_second", "gauge", "tokens generated a second of rounds, since the start",
+	     st->busy_s > 0 ? st->tokens / st->busy_s : 0.0);
 }

@@ -223,7 +223,7 @@ static enum MHD_Result generate(struct req *q, int chat)
 {
 	tf_server *s = q->s;
 	tf_api_err err;
-	tf_api_env env = { s->o.model_name, s->o.ctx, s->m->c.vocab, encode, s, random_seed };
+	tf_api_env env = { s->o.model_name, s->o.ctx, s->m->c.vocab, s->tok ? encode : NULL, s, random_seed };
 
 	if (chat && s->o.chat_refused)
 		return fail(q, 400, "invalid_request_error", "chat_template_unsupported",

@@ -140,6 +140,8 @@ void tf_tok_free(tf_tok *t)
 
 int32_t tf_tok_added_id(const tf_tok *t, const char *content)
 {
+	if (!t)
+		return -1;
 	for (int k = 0; k < 2; k++) {
 		int32_t v = tf_added_find(&t->added, k, content, strlen(content));
 		if (v > 0)

@@ -70,10 +70,11 @@ void tf_tok_free(tf_tok *t);
  * (the error says where it is not) */
 int tf_tok_encode(tf_tok *t, const char *text, size_t len, tf_seq *out);
 
-/* the bytes id stands for; NULL when no token has that id */
+/* the bytes id stands for; NULL when no token has that id (or there is
+ * no tokenizer: t NULL, as tf-serve --no-tokenizer runs) */
 static inline const char *tf_tok_piece(const tf_tok *t, int32_t id, size_t *len)
 {
-	if (id < 0 || id >= t->n_vocab || !t->piece_flag[id])
+	if (!t || id < 0 || id >= t->n_vocab || !t->piece_flag[id])
 		return NULL;
 	*len = t->piece_off[id + 1] - t->piece_off[id];
 	return t->piece + t->piece_off[id];
@@ -81,10 +82,10 @@ static inline const char *tf_tok_piece(const tf_tok *t, int32_t id, size_t *len)
 
 static inline int tf_tok_special(const tf_tok *t, int32_t id)
 {
-	return id >= 0 && id < t->n_vocab && (t->piece_flag[id] & TF_PIECE_SPECIAL);
+	return t && id >= 0 && id < t->n_vocab && (t->piece_flag[id] & TF_PIECE_SPECIAL);
 }
 
-/* the id of an added token's text, -1 if there is none */
+/* the id of an added token's text, -1 if there is none (or no tokenizer) */
 int32_t tf_tok_added_id(const tf_tok *t, const char *content);
 
 #endif
