@@ -53,6 +53,11 @@ struct tf_engine {
 	int nq;
 	tf_job **live;          /* (nlive) in the rounds, oldest first */
 	int nlive;
+	/* (npool) GPU sequences of jobs that ended, reset, for the next ones:
+	 * a new one costs its caches' allocation and its steps' capture,
+	 * a first token's time several times over */
+	tf_decoder **pool;
+	int npool;
 	int draining;           /* no new jobs */
 	double deadline;        /* draining: cancel what is left at this time */
 	int stop;               /* the round thread ends */
@@ -269,7 +274,12 @@ static void retire_admit(tf_engine *e)
 			e->live[k++] = j;
 			continue;
 		}
-		tf_decoder_free(j->d);
+		if (tf_decoder_on_gpu(j->d) && e->npool < e->o.parallel) {
+			tf_decoder_reset(j->d);
+			e->pool[e->npool++] = j->d;
+		} else {
+			tf_decoder_free(j->d);
+		}
 		j->d = NULL;
 		drop_draft(j);
 		job_unref(j);
@@ -289,7 +299,7 @@ static void retire_admit(tf_engine *e)
 			job_unref(j);
 			continue;
 		}
-		if (!(j->d = tf_decoder_new(e->m))) {
+		if (!(j->d = e->npool ? e->pool[--e->npool] : tf_decoder_new(e->m))) {
 			finish(e, j, TF_JOB_FAILED);
 			job_unref(j);
 			continue;
@@ -405,6 +415,7 @@ tf_engine *tf_engine_new(const tf_model *m, const tf_engine_opts *o)
 	/* the free slots' jobs wait there too until the round thread takes them */
 	e->queue = tf_malloc((e->o.queue + e->o.parallel) * sizeof *e->queue);
 	e->live = tf_malloc(e->o.parallel * sizeof *e->live);
+	e->pool = tf_malloc(e->o.parallel * sizeof *e->pool);
 	e->st.parallel = e->o.parallel;
 	e->st.queue_max = e->o.queue;
 	pthread_mutex_init(&e->mu, NULL);
@@ -450,8 +461,11 @@ void tf_engine_free(tf_engine *e)
 	}
 	pthread_mutex_destroy(&e->mu);
 	pthread_cond_destroy(&e->work);
+	for (int i = 0; i < e->npool; i++)
+		tf_decoder_free(e->pool[i]);
 	free(e->queue);
 	free(e->live);
+	free(e->pool);
 	free(e);
 }
 

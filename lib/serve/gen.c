@@ -302,7 +302,10 @@ static void choice_event(tf_gen *g, tf_sbuf *out, int i, int end)
 
 	if (g->r->chat)
 		delta = delta_json(c, text, n, end);
-	if (g->r->chat ? !delta : !n && !end) {
+	/* a completion's event goes out with new text, or new ids when they
+	 * are asked for (ids whose text is held back count only once it is
+	 * out; with no tokenizer there is never text) */
+	if (g->r->chat ? !delta : !n && !end && !(g->r->return_ids && upto > c->shown)) {
 		free(text);
 		return;
 	}
