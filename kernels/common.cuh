@@ -300,8 +300,8 @@ static __device__ __forceinline__ float warp_sum(float v)
  * sum; here a thread takes a sum, a warp 32 of them. */
 /* one level of the butterfly, then the next: O a template argument so that
  * every level unrolls and v stays in registers wherever it is inlined */
-template <int O>
-static __device__ __forceinline__ void butterfly_fold(float (&v)[32])
+template <int O, int N>
+static __device__ __forceinline__ void butterfly_fold(float (&v)[N])
 {
 	#pragma unroll
 	for (int l = 0; l < O; l++)
@@ -310,15 +310,23 @@ static __device__ __forceinline__ void butterfly_fold(float (&v)[32])
 		butterfly_fold<O / 2>(v);
 }
 
-static __device__ __forceinline__ float serial_warp_sum(const float *p)
+/* the butterfly's last levels over the N (32, or 16 when its first level
+ * is already taken) values p[0 .. N-1], in one thread */
+template <int N>
+static __device__ __forceinline__ float serial_fold(const float *p)
 {
-	float v[32];
+	float v[N];
 
 	#pragma unroll
-	for (int l = 0; l < 32; l++)
+	for (int l = 0; l < N; l++)
 		v[l] = p[l];
-	butterfly_fold<16>(v);
+	butterfly_fold<N / 2>(v);
 	return v[0];
+}
+
+static __device__ __forceinline__ float serial_warp_sum(const float *p)
+{
+	return serial_fold<32>(p);
 }
 
 static __device__ __forceinline__ float warp_max(float v)

@@ -28,7 +28,7 @@
  * w + 16, w + 32, ... in that order with the same calls, adds its two
  * lanes as the butterfly's first level does, and at the end of a tile the
  * 16 sums of each (row, input) meet in shared memory where one thread
- * adds them in the order of the butterfly's other levels (serial_sum16),
+ * adds them in the order of the butterfly's other levels (serial_fold),
  * then takes the same factor (1/rms of a normed input) and the same
  * epilogue.
  *
@@ -678,30 +678,6 @@ static __device__ __forceinline__ void mma_math(const mma_op &op, const mma_smem
 		}
 }
 
-/* the last four levels of warp_sum's butterfly over the 16 sums p[0 .. 15]
- * its first level left (p[l] = v[l] + v[l + 16], lane l's and lane l +
- * 16's), in one thread, in the order serial_warp_sum takes them */
-template <int O>
-static __device__ __forceinline__ void fold16(float (&v)[16])
-{
-	#pragma unroll
-	for (int l = 0; l < O; l++)
-		v[l] = v[l] + v[l + O];
-	if constexpr (O > 1)
-		fold16<O / 2>(v);
-}
-
-static __device__ __forceinline__ float serial_sum16(const float *p)
-{
-	float v[16];
-
-	#pragma unroll
-	for (int l = 0; l < 16; l++)
-		v[l] = p[l];
-	fold16<8>(v);
-	return v[0];
-}
-
 /*
  * The product: form F, groups of G, NT halves of 8 input rows (n <= 8 NT),
  * SWI: W stacks gate rows over up rows and y is silu(gate) up. Block
@@ -859,10 +835,10 @@ __global__ void __launch_bounds__(MMA_WARPS * WARP, 1) gemm_q16_mma(const __grid
 		 * of a warp's loads on distinct banks (row stride MMA_RED_LD) */
 		for (int q = threadIdx.x; q < TP * n; q += blockDim.x) {
 			const int o = q / n, x = q - o * n;
-			const float v = serial_sum16(red + (o * 16 + x) * MMA_RED_LD) * op.rs[x];
+			const float v = serial_fold<16>(red + (o * 16 + x) * MMA_RED_LD) * op.rs[x];
 			float *y = op.y + (int64_t)x * op.ldy;
 			if (SWI) {
-				const float u = serial_sum16(red + ((o + 16) * 16 + x) * MMA_RED_LD) * op.rs[x];
+				const float u = serial_fold<16>(red + ((o + 16) * 16 + x) * MMA_RED_LD) * op.rs[x];
 				const int p = tile * 16 + o;
 				if (p < trows)
 					y[p] = silu(v) * u;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "base/err.h"
+#include "base/pool.h"
 #include "cpu/forward.h"
 #include "decoder_impl.h"
 #include "round.h"
@@ -16,6 +17,25 @@ static int hand(const tf_round_part *p, const float *l, int64_t V)
 	if (p->flags & TF_FWD_LAST)
 		return p->fn(p->ctx, p->n - 1, 1, l + (p->n - 1) * V);
 	return p->fn(p->ctx, 0, p->n, l);
+}
+
+/* the hand-off of a pass's parts with TF_FWD_APART, on the pool: a
+ * round of 32 streams of a 248K vocabulary draws 8M logits on the host,
+ * as long as the pass itself when one thread does it */
+struct apart {
+	const tf_round_part *const *q;  /* (n) */
+	const float *const *l;          /* (n) each one's first row */
+	int64_t V;
+	int failed;
+};
+
+static void hand_range(void *ctx, int64_t b, int64_t e)
+{
+	struct apart *a = ctx;
+
+	for (int64_t i = b; i < e; i++)
+		if (hand(a->q[i], a->l[i], a->V) < 0)
+			__atomic_store_n(&a->failed, 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -43,12 +63,26 @@ static int gpu_round(const tf_round_part *p, int k)
 			const float *l;
 			if (tf_gpu_round(gp, ng, &l) < 0)
 				return -1;
+			const tf_round_part *aq[TF_GPU_ROUND_ROWS];
+			const float *al[TF_GPU_ROUND_ROWS];
+			int na = 0;
 			for (int j = 0, r0 = 0; j < ng; r0 += gp[j].n, j++) {
 				const tf_round_part *q = &p[idx[j]];
 				q->d->pos += q->n;
-				if (hand(q, l + (int64_t)r0 * V, V) < 0)
+				if (q->flags & TF_FWD_APART) {
+					aq[na] = q;
+					al[na++] = l + (int64_t)r0 * V;
+				} else if (hand(q, l + (int64_t)r0 * V, V) < 0) {
 					return -1;
+				}
 			}
+			struct apart a = { aq, al, V, 0 };
+			if (na > 1)
+				tf_parallel(na, hand_range, &a);
+			else if (na)
+				hand_range(&a, 0, 1);
+			if (a.failed)
+				return -1;
 			ng = rows = 0;
 		}
 		if (i == k || !p[i].n)

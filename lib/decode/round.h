@@ -23,7 +23,7 @@ typedef struct {
 	tf_decoder *d;          /* distinct decoders of one model */
 	const int32_t *ids;     /* (n) its ids this round; n 0 sits the round out */
 	int64_t n;
-	int flags;              /* TF_FWD_LAST, TF_FWD_CHUNKED, for this part alone */
+	int flags;              /* TF_FWD_LAST, TF_FWD_CHUNKED, TF_FWD_APART, for this part alone */
 	tf_logits_fn fn;        /* its rows' logits, rows counted from its first id; or NULL */
 	void *ctx;
 } tf_round_part;

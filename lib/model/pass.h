@@ -11,6 +11,9 @@
 enum {
 	TF_FWD_LAST = 1,        /* logits of the last row only: (1, V) */
 	TF_FWD_CHUNKED = 2,     /* Gated DeltaNet in chunks of 64 (prompt mode) */
+	/* tf_decoder_round: the part's fn may run on a pool thread, beside
+	 * the fns of the round's other parts that say so, in any order */
+	TF_FWD_APART = 4,
 };
 
 /* receives logits (rows, V) of the sequence's rows [row0, row0 + rows)

@@ -343,7 +343,8 @@ static int round_once(tf_engine *e, tf_job **live, int n, tf_round_part *p)
 			j->fed += c;
 			chunk = 1;
 		} else {
-			p[k++] = (tf_round_part){ j->d, &j->next, 1, 0, take, j };
+			/* take draws on the host: the round's draws share the pool */
+			p[k++] = (tf_round_part){ j->d, &j->next, 1, TF_FWD_APART, take, j };
 		}
 	}
 	return tf_decoder_round(p, k);

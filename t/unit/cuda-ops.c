@@ -571,9 +571,11 @@ static void test_gdn_in(int Hk, int Hv, int Dk, int Dv, int n, int K)
 	/* token by token */
 	DIE_IF(tf_cuda_upload(ds, st, 4 * (K - 1) * C));
 	DIE_IF(tf_cuda_upload(dr, row, 4 * n * ld));
-	for (int t = 0; t < n; t++)
+	for (int t = 0; t < n; t++) {   /* synced: the state is read before the wait, as in a step it may be */
 		DIE_IF(tf_cuda_gdn_in(dw, ds, dr + t * ld, ld, 1, C, K, dc + t * C, dr + t * ld + C, dr + t * ld + C + Hv, ld,
 				      dA, dd, Hk, Hv, Dk));
+		DIE_IF(tf_cuda_sync());
+	}
 	dev_get(one, dc, 4 * n * C);
 	ok(same_bits(what, one, got, n * C), "%s: token by token equals the window", what);
 	free(w); free(st); free(row); free(Al); free(dt); free(want); free(got); free(one); free(rw); free(rg); free(sw); free(sg);
