@@ -295,19 +295,39 @@ static json_t *lit_value(reader *r)
 		return lit_items(r, c == '[' ? ']' : '}', c == '{');
 	}
 	if (c == '(') {
-		/* "(x)" is x, "(x,)" and "()" a tuple: an array either way but
-		 * the first */
+		/* "(x)" is x; "()" and "(x, ...)" a tuple, an array. The first
+		 * item is read once, whichever it is, so nesting costs no more
+		 * than its length */
 		r->s++;
-		reader save = *r;
-		json_t *x = lit_value(r);
+		if (++r->depth > 64)
+			return NULL;
 		skip_space(r);
-		if (x && r->s < r->end && *r->s == ')') {
+		if (r->s < r->end && *r->s == ')') {
 			r->s++;
+			r->depth--;
+			return json_array();
+		}
+		json_t *x = lit_value(r);
+		if (!x)
+			return NULL;
+		skip_space(r);
+		if (r->s < r->end && *r->s == ')') {
+			r->s++;
+			r->depth--;
 			return x;
 		}
-		json_decref(x);
-		*r = save;
-		return lit_items(r, ')', 0);
+		json_t *t = NULL;
+		if (r->s < r->end && *r->s == ',') {
+			r->s++;
+			t = lit_items(r, ')', 0);
+		}
+		if (!t) {
+			json_decref(x);
+			return NULL;
+		}
+		json_array_insert_new(t, 0, x);
+		r->depth--;
+		return t;
 	}
 	static const struct {
 		const char *word;
