@@ -222,7 +222,7 @@ int main(void)
 	int ncases = (int)(sizeof cases / sizeof *cases);
 	json_t *tools = json_loads(tools_json, 0, NULL);
 
-	plan(4 * ncases + 5);
+	plan(4 * ncases + 6);
 	if (!tools)
 		diag("the tools do not parse");
 	for (int i = 0; i < ncases; i++)
@@ -250,10 +250,19 @@ int main(void)
 		   literal("(1)", "1") && literal("1, 2", "[1,2]") && literal("{'a': [1,], None: 2}", "{\"a\":[1],\"null\":2}") &&
 		   literal("{(1, 2): 3}", "-") && literal("{1, 2}", "-") && literal("[1 2]", "-"),
 	   "Python literals: constants and containers");
-	char deep[300];
+	char deep[300], parens[300];
 	memset(deep, '[', 200);
 	deep[200] = 0;
-	ok(literal(deep, "-"), "Python literals: nesting past 64 is refused, not followed");
+	/* 60 parentheses around a name: read once each, not tried two ways
+	 * at every level (2^60 tries) */
+	memset(parens, '(', 60);
+	strcpy(parens + 60, "x");
+	ok(literal(deep, "-") && literal(parens, "-"), "Python literals: nesting past 64 is refused, not followed");
+	memset(parens, '(', 60);
+	strcpy(parens + 60, "1,");
+	memset(parens + 62, ')', 60);
+	parens[122] = 0;
+	ok(literal(parens, "[1]"), "Python literals: parentheses around a tuple are the tuple");
 	json_decref(tools);
 	return done();
 }
