@@ -123,6 +123,35 @@ static int read_prompt(const tf_api_env *env, const json_t *o, tf_api_req *r, tf
 	return 0;
 }
 
+/* tool_choice: "auto" (the default) and "none"; the forms that force a
+ * call would need the reply constrained to one, which tf-serve does not
+ * do, so they are refused rather than quietly taken as "auto" */
+static int read_tool_choice(const json_t *o, const json_t *tools, tf_api_req *r, tf_api_err *err)
+{
+	const json_t *tc = field(o, "tool_choice");
+	int read_calls = 1;
+
+	if (tc && json_is_string(tc)) {
+		const char *s = json_string_value(tc);
+		if (!strcmp(s, "none"))
+			read_calls = 0;
+		else if (!strcmp(s, "required"))
+			return tf_api_fail(err, 400, BAD, NULL, "tool_choice",
+					   "'tool_choice' \"required\" is not supported: tf-serve takes \"auto\" and \"none\"");
+		else if (strcmp(s, "auto"))
+			return tf_api_fail(err, 400, BAD, NULL, "tool_choice",
+					   "'tool_choice' must be \"auto\" or \"none\", not \"%s\"", s);
+	} else if (tc && json_is_object(tc)) {
+		return tf_api_fail(err, 400, BAD, NULL, "tool_choice",
+				   "a function named in 'tool_choice' is not supported: tf-serve takes \"auto\" and \"none\"");
+	} else if (tc) {
+		return tf_api_fail(err, 400, BAD, NULL, "tool_choice", "'tool_choice' must be a string");
+	}
+	if (read_calls && json_array_size(tools))
+		r->tools = json_incref((json_t *)tools);
+	return 0;
+}
+
 static int read_messages(const tf_api_env *env, const json_t *o, tf_api_req *r, tf_api_err *err)
 {
 	const json_t *msgs = json_object_get(o, "messages"), *tools = field(o, "tools");
@@ -136,6 +165,8 @@ static int read_messages(const tf_api_env *env, const json_t *o, tf_api_req *r, 
 		return tf_api_fail(err, 400, BAD, NULL, "messages", "'messages' must be an array");
 	if (tools && !json_is_array(tools))
 		return tf_api_fail(err, 400, BAD, NULL, "tools", "'tools' must be an array");
+	if (read_tool_choice(o, tools, r, err) < 0)
+		return -1;
 	if (kw && !json_is_object(kw))
 		return tf_api_fail(err, 400, BAD, NULL, "chat_template_kwargs", "'chat_template_kwargs' must be an object");
 	if (kw && field(kw, "enable_thinking"))
@@ -326,6 +357,7 @@ int tf_api_parse(const tf_api_env *env, const char *body, size_t len, int chat, 
 void tf_api_req_free(tf_api_req *r)
 {
 	tf_seq_free(&r->prompt);
+	json_decref(r->tools);
 	for (int k = 0; k < r->nstop; k++)
 		free(r->stop[k]);
 	memset(r, 0, sizeof *r);

@@ -7,13 +7,17 @@
  * (max_completion_tokens for chat), temperature, top_p, top_k, seed, n,
  * stop, stream, stream_options.include_usage, logprobs (completions: the
  * count of alternatives; chat: a bool with top_logprobs) and two fields of
- * vLLM's: ignore_eos and return_token_ids. A field of the wrong type or
+ * vLLM's: ignore_eos and return_token_ids; chat also takes tools (rendered
+ * into the prompt) and tool_choice ("auto", the default, reads the
+ * reply's tool calls back as tool_calls; "none" leaves the reply as it
+ * is; a function named or "required" is refused). A field of the wrong type or
  * out of range is an error naming it; fields not listed are ignored, as
  * OpenAI-compatible servers do.
  */
 #ifndef TF_SERVE_API_H
 #define TF_SERVE_API_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 #include "decode/sample.h"
@@ -45,6 +49,8 @@ typedef struct {
 	int think_open;         /* chat: the rendered prompt leaves a think block
 				 * open (thinking on), so the reply is split into
 				 * reasoning_content and content (think.h) */
+	json_t *tools;          /* chat: the request's tools when the reply's tool
+				 * calls are read back (toolcall.h), else NULL */
 } tf_api_req;
 
 /* what parsing needs of the server */

@@ -35,6 +35,7 @@ int tf_gen_start(tf_gen *g, tf_engine *e, const tf_tok *tok, const char *model, 
 		tf_choice *c = &g->c[i];
 		tf_text_init(&c->text, tok);
 		tf_think_init(&c->think, r->chat && r->think_open);
+		tf_toolcall_init(&c->calls, r->tools);
 		for (int k = 0; k < r->nstop; k++)
 			tf_text_stop(&c->text, r->stop[k], r->stop_len[k]);
 		tf_job_params p = { r->prompt.ids, (int64_t)r->prompt.n, r->max_tokens, r->sampler, r->ignore_eos,
@@ -103,6 +104,9 @@ int tf_gen_poll(tf_gen *g, int timeout_ms)
 
 static const char *reason(const tf_choice *c)
 {
+	/* as vLLM: a reply that made calls ends for them, cut or not */
+	if (c->calls.ncalls)
+		return "tool_calls";
 	if (c->stopped || c->state == TF_JOB_STOP)
 		return "stop";
 	if (c->state == TF_JOB_LENGTH)
@@ -169,10 +173,40 @@ static json_t *logprobs_json(const tf_gen *g, const tf_choice *c, long from, lon
 			 "text_offset", offs);
 }
 
+/* calls [from, to) of c, OpenAI's shape; streamed, each with its index */
+static json_t *calls_json(const tf_choice *c, int from, int to, int stream)
+{
+	json_t *a = json_array();
+	for (int i = from; i < to; i++) {
+		const tf_toolcall_fn *f = &c->calls.calls[i];
+		json_t *o = json_pack("{s:s, s:s, s:{s:o, s:o}}", "id", f->id, "type", "function", "function", "name",
+				      json_string_nocheck(f->name), "arguments", json_string_nocheck(f->arguments));
+		if (stream)
+			json_object_set_new(o, "index", json_integer(i));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* the content's part in c's tool calls, when the request has tools: s
+ * (n bytes, freed) goes in, the content before the calls comes out */
+static char *through_calls(const tf_gen *g, tf_choice *c, char *s, size_t *n, int end)
+{
+	if (!g->r->tools)
+		return s;
+	tf_toolcall_push(&c->calls, s, *n);
+	if (end)
+		tf_toolcall_end(&c->calls);
+	free(s);
+	return tf_think_take(&c->calls.content, n);
+}
+
 /* a chat choice's message: its text apart, as vLLM gives it. Thinking on:
  * reasoning_content the thinking ("" when the reply is empty), content
  * what follows the block, null when nothing does or the block never
- * closed. Thinking off: content the text, reasoning_content null */
+ * closed. Thinking off: content the text, reasoning_content null. With
+ * tool calls: tool_calls, and content the text before them, null when
+ * there is none */
 static json_t *message_json(const tf_gen *g, tf_choice *c, const char *text, size_t n)
 {
 	size_t rn, cn;
@@ -180,17 +214,22 @@ static json_t *message_json(const tf_gen *g, tf_choice *c, const char *text, siz
 	tf_think_push(&c->think, text, n);
 	tf_think_end(&c->think);
 	char *r = tf_think_take(&c->think.reasoning, &rn), *s = tf_think_take(&c->think.content, &cn);
-	json_t *content = g->r->think_open && !cn ? json_null() : json_stringn(s, cn);
+	s = through_calls(g, c, s, &cn, 1);
+	int calls = c->calls.ncalls;
+	json_t *content = (g->r->think_open || calls) && !cn ? json_null() : json_stringn(s, cn);
 	json_t *reasoning = g->r->think_open ? json_stringn(r, rn) : json_null();
 	free(r);
 	free(s);
-	return json_pack("{s:s, s:o, s:o}", "role", "assistant", "content", content, "reasoning_content", reasoning);
+	json_t *m = json_pack("{s:s, s:o, s:o}", "role", "assistant", "content", content, "reasoning_content", reasoning);
+	if (calls)
+		json_object_set_new(m, "tool_calls", calls_json(c, 0, calls, 0));
+	return m;
 }
 
-/* a chat event's delta: the reasoning and the content that may go out
- * now (all that is left at the end), each only when it holds some; NULL
- * when neither does before the end */
-static json_t *delta_json(tf_choice *c, const char *text, size_t n, int end)
+/* a chat event's delta: the reasoning, the content and the tool calls
+ * that may go out now (all that is left at the end), each only when it
+ * holds some; NULL when none does before the end */
+static json_t *delta_json(const tf_gen *g, tf_choice *c, const char *text, size_t n, int end)
 {
 	size_t rn, cn;
 
@@ -198,13 +237,18 @@ static json_t *delta_json(tf_choice *c, const char *text, size_t n, int end)
 	if (end)
 		tf_think_end(&c->think);
 	char *r = tf_think_take(&c->think.reasoning, &rn), *s = tf_think_take(&c->think.content, &cn);
+	s = through_calls(g, c, s, &cn, end);
+	int calls = c->calls.ncalls;
 	json_t *d = NULL;
-	if (rn || cn || end) {
+	if (rn || cn || calls > c->calls_sent || end) {
 		d = json_object();
 		if (rn)
 			json_object_set_new(d, "reasoning_content", json_stringn(r, rn));
 		if (cn)
 			json_object_set_new(d, "content", json_stringn(s, cn));
+		if (calls > c->calls_sent)
+			json_object_set_new(d, "tool_calls", calls_json(c, c->calls_sent, calls, 1));
+		c->calls_sent = calls;
 	}
 	free(r);
 	free(s);
@@ -301,7 +345,7 @@ static void choice_event(tf_gen *g, tf_sbuf *out, int i, int end)
 	json_t *delta = NULL;
 
 	if (g->r->chat)
-		delta = delta_json(c, text, n, end);
+		delta = delta_json(g, c, text, n, end);
 	/* a completion's event goes out with new text, or new ids when they
 	 * are asked for (ids whose text is held back count only once it is
 	 * out; with no tokenizer there is never text) */
@@ -383,6 +427,7 @@ void tf_gen_free(tf_gen *g)
 		}
 		tf_text_free(&c->text);
 		tf_think_free(&c->think);
+		tf_toolcall_free(&c->calls);
 		free(c->draws);
 	}
 	memset(g, 0, sizeof *g);

@@ -3,8 +3,9 @@
  * tf_sample_seed(seed, i), as tf-run seeds its sequence i), their ids
  * turned into text with the stop strings applied, and the answer as one
  * OpenAI JSON body or as server-sent events while the ids come. A chat
- * reply's text is split into reasoning_content and content (think.h); a
- * completion's is its text, whatever it holds.
+ * reply's text is split into reasoning_content and content (think.h),
+ * and given tools, the content's tool calls read back as tool_calls
+ * (toolcall.h); a completion's is its text, whatever it holds.
  */
 #ifndef TF_SERVE_GEN_H
 #define TF_SERVE_GEN_H
@@ -15,11 +16,14 @@
 #include "text.h"
 #include "think.h"
 #include "tok/tok.h"
+#include "toolcall.h"
 
 typedef struct {
 	tf_job *job;
 	tf_text text;
 	tf_think think;         /* chat: its text apart into reasoning and content */
+	tf_toolcall calls;      /* chat with tools: the content's tool calls */
+	int calls_sent;         /* calls gone out in events */
 	tf_draw *draws;         /* (nd) every id drawn so far */
 	long nd, cap;
 	long shown;             /* ids whose text has gone out in events */

@@ -94,6 +94,14 @@ def main():
     put("records", "raw7", struct.pack("<14f", *range(14)))
 
     # ids: text lines, comments, CRLF, a binary record
+    # a reply's tool calls: the first byte is where streaming cuts it
+    call = ("Let me look.\n\n<tool_call>\n<function=f>\n<parameter=s>\nParis\n</parameter>\n"
+            "<parameter=i>\n3\n</parameter>\n<parameter=n>\n2.5\n</parameter>\n<parameter=b>\nTrue\n</parameter>\n"
+            "<parameter=o>\n{\"k\": [1, null]}\n</parameter>\n<parameter=a>\n['x', (1, 2)]\n</parameter>\n"
+            "<parameter=u>\n{'a': \"b\\u00e9\", 1: None}\n</parameter>\n<parameter=z>\nnull\n</parameter>\n"
+            "</function>\n</tool_call>\n<tool_call>\n<function=g>\n<parameter=x\n1")
+    put("toolcall", "calls", "\x17" + call)
+    put("toolcall", "literal", "\x05[1, -2.5e3, 0x1f, 'a' \"b\", (), {None: True}], 3")
     put("ids", "text", "1 2 3\n\n# a comment\n4 5 # trailing\r\n007 999\n")
     put("ids", "binary", ids)
 
