@@ -141,6 +141,11 @@ static int admit(struct run *r, struct stream *x)
 	uint64_t budget = r->so->budget;
 	int64_t positions = (int64_t)x->s.n + r->o->gen;
 
+	char what[96];
+
+	snprintf(what, sizeof what, "sequence %ld: prompt of %zu ids plus -n %ld", x->index + 1, x->s.n, r->o->gen);
+	if (tf_config_check_ctx(&m->c, positions, what) < 0)
+		return -1;
 	x->bytes = tf_decoder_cache_bytes(m, positions);
 	if (budget && x->bytes > budget) {
 		/* what a budget this size holds: the fixed part (states) plus
