@@ -261,7 +261,7 @@ static int draft_turn(struct run *r, struct stream *x)
 	const tf_draft_spec *sp = r->so->draft;
 	tf_draft_stats *st = r->so->stats;
 	long left = r->o->gen - x->drawn;
-	int depth = left - 1 < sp->depth ? (int)(left - 1) : sp->depth;
+	int depth = tf_draft_depth_fit(x->d, left - 1 < sp->depth ? (int)(left - 1) : sp->depth, 0);
 	int64_t nodes = 1 + (int64_t)sp->width * depth;
 	int32_t out[TF_DRAFT_DEPTH_MAX + 1];
 	tf_draft_tree t;
