@@ -130,7 +130,7 @@ int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c)
 
 static int parse(json_t *cfg, json_t *gen, tf_config *c)
 {
-	json_t *tc = json_object_get(cfg, "text_config"), *rp, *lt, *v;
+	json_t *tc = json_object_get(cfg, "text_config"), *rp, *rs, *lt, *v;
 	double theta = 0, prf = 0.25, eps = 1e-6;
 	int interval = 4, r;
 
@@ -197,6 +197,13 @@ static int parse(json_t *cfg, json_t *gen, tf_config *c)
 	c->rot_dim = (int)(c->head_dim * prf);
 	if (c->rot_dim % 2)
 		return tf_err("config.json: partial_rotary_factor %g gives an odd rotary width %d", prf, c->rot_dim);
+	/* the type (and yarn's figures) from the object that names one: a
+	 * config may keep theta in rope_parameters and yarn in rope_scaling,
+	 * and that yarn is not to be dropped */
+	rs = json_object_get(tc, "rope_scaling");
+	if (json_is_object(rs) && rs != rp && (json_object_get(rs, "rope_type") || json_object_get(rs, "type")) &&
+	    !(json_object_get(rp, "rope_type") || json_object_get(rp, "type")))
+		rp = rs;
 	if (tf_rope_parse(rp, theta, c->rot_dim, c->max_pos, &c->rope) < 0)
 		return -1;
 
