@@ -1,6 +1,5 @@
 /* rope.c: rotary frequency tables, plain and yarn (rope.h) */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,13 +156,4 @@ void tf_rope_free(tf_rope_table *r)
 {
 	free(r->inv);
 	r->inv = NULL;
-}
-
-const char *tf_rope_name(const tf_rope_table *r, char buf[96])
-{
-	if (r->type == TF_ROPE_YARN)
-		snprintf(buf, 96, "yarn (factor %g, original context %d)", r->factor, r->orig_ctx);
-	else
-		snprintf(buf, 96, "default");
-	return buf;
 }

@@ -45,7 +45,5 @@ void tf_rope_default(tf_rope_table *r, float theta, int rot);
 int tf_rope_yarn(tf_rope_table *r, double theta, int rot, double factor, int orig_ctx, double beta_fast,
 		 double beta_slow, double attn, int truncate);
 void tf_rope_free(tf_rope_table *r);
-/* "default" or "yarn (factor 4, original context 64)" */
-const char *tf_rope_name(const tf_rope_table *r, char buf[96]);
 
 #endif

@@ -140,9 +140,9 @@ static int admit(struct run *r, struct stream *x)
 	const tf_model *m = r->m;
 	uint64_t budget = r->so->budget;
 	int64_t positions = (int64_t)x->s.n + r->o->gen;
-
 	char what[96];
 
+	/* the whole of its line within the context, known before it runs */
 	snprintf(what, sizeof what, "sequence %ld: prompt of %zu ids plus -n %ld", x->index + 1, x->s.n, r->o->gen);
 	if (tf_config_check_ctx(&m->c, positions, what) < 0)
 		return -1;
