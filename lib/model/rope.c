@@ -39,7 +39,9 @@ int tf_rope_yarn(tf_rope_table *r, double theta, int rot, double factor, int ori
 	int half = rot / 2;
 	double low, high;
 
-	if (!(factor > 0) || isinf(factor))
+	/* checked as the floats they become: a factor of 1e-300 is 0 as a
+	 * float, and every frequency it divides infinite */
+	if (!((float)factor > 0) || isinf((float)factor))
 		return tf_err("config.json: rope_parameters.factor %g is not a positive number", factor);
 	if (orig_ctx < 1)
 		return tf_err("config.json: rope_parameters.original_max_position_embeddings %d is not positive",
@@ -49,7 +51,7 @@ int tf_rope_yarn(tf_rope_table *r, double theta, int rot, double factor, int ori
 			      beta_fast, beta_slow);
 	if (attn < 0)
 		attn = mscale_of(factor, 1);
-	else if (!(attn > 0) || isinf(attn))
+	else if (!((float)attn > 0) || isinf((float)attn))
 		return tf_err("config.json: rope_parameters.attention_factor %g is not a positive number", attn);
 	tf_rope_default(r, (float)theta, rot);
 	r->type = TF_ROPE_YARN;
@@ -140,8 +142,14 @@ int tf_rope_parse(json_t *rp, double theta, int rot, int max_pos, tf_rope_table 
 		slow = 1;
 	if (ra && !(attn > 0))
 		return tf_err("config.json: rope_parameters.attention_factor %g is not a positive number", attn);
-	if (!ra)
-		attn = ms && msa && factor > 0 ? mscale_of(factor, ms) / mscale_of(factor, msa) : -1;
+	if (!ra && ms && msa && factor > 0) {
+		attn = mscale_of(factor, ms) / mscale_of(factor, msa);
+		if (!(attn > 0))
+			return tf_err("config.json: rope_parameters.mscale %g and mscale_all_dim %g give an attention "
+				      "factor of %g", ms, msa, attn);
+	} else if (!ra) {
+		attn = -1;
+	}
 	t = json_object_get(rp, "truncate");
 	if (t && !json_is_boolean(t) && !json_is_null(t))
 		return tf_err("config.json: rope_parameters.truncate is not true or false");

@@ -73,7 +73,7 @@ int main(void)
 	tf_config c;
 	int good = 1;
 
-	plan(16);
+	plan(18);
 
 	tf_rope_default(&r, 1e7f, 64);
 	for (int j = 0; j < 32; j++)
@@ -134,6 +134,12 @@ int main(void)
 	ok(refused(", \"rope_type\": \"yarn\", \"factor\": -1, \"original_max_position_embeddings\": 64", "",
 		   "factor -1 is not a positive number"),
 	   "a negative yarn factor is refused");
+	ok(refused(", \"rope_type\": \"yarn\", \"factor\": 1e-300, \"original_max_position_embeddings\": 64", "",
+		   "factor 1e-300 is not a positive number"),
+	   "a yarn factor that is 0 as a float is refused");
+	ok(refused(", \"rope_type\": \"yarn\", \"factor\": 4, \"original_max_position_embeddings\": 64, "
+		   "\"mscale\": -20, \"mscale_all_dim\": 1", "", "give an attention factor of"),
+	   "mscale figures that give a negative attention factor are refused");
 	ok(refused(", \"rope_type\": 7", "", "rope_type is not a string"), "a rope_type that is not a string");
 	ok(refused("", "\"max_position_embeddings\": 0", "max_position_embeddings is 0"),
 	   "max_position_embeddings 0 is refused");
