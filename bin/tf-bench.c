@@ -13,6 +13,7 @@
 #include "decode/decoder.h"
 #include "gpu/gpu.h"
 #include "io/out.h"
+#include "model/geometry.h"
 #include "model/model.h"
 #include "tools/bench.h"
 
@@ -297,6 +298,33 @@ static void streams_table(const struct ctx *x, tf_model *m, const char *model, c
 		intake_table(x, m, model, form);
 }
 
+/* every length asked for within the model's context, checked before
+ * anything is timed: a prompt, a depth plus a decode (depth 0 is a prompt
+ * of one id), an intake beside a decode */
+static void check_ctx(const struct ctx *x, const tf_config *c, const char *name, const int *pp, int npp,
+		      const int *tg, int ntg, const int *dp, int ndp)
+{
+	char what[160];
+
+	for (int i = 0; i < npp; i++) {
+		snprintf(what, sizeof what, "%s: pp%d, a prompt of %d ids,", name, pp[i], pp[i]);
+		if (tf_config_check_ctx(c, pp[i], what) < 0)
+			tf_die_err();
+	}
+	for (int i = 0; i < ntg; i++)
+		for (int k = 0; k < ndp; k++) {
+			int at = dp[k] ? dp[k] : 1;
+			snprintf(what, sizeof what, "%s: tg%d at depth %d, %d positions,", name, tg[i], dp[k], at + tg[i]);
+			if (tf_config_check_ctx(c, (int64_t)at + tg[i], what) < 0)
+				tf_die_err();
+		}
+	if (x->intake) {
+		snprintf(what, sizeof what, "%s: --intake %d", name, x->intake);
+		if (tf_config_check_ctx(c, x->intake, what) < 0)
+			tf_die_err();
+	}
+}
+
 static void bench(const struct ctx *x, tf_model *m, const char *name, const char *form, const int *pp, int npp,
 		  const int *tg, int ntg, const int *dp, int ndp, int reps)
 {
@@ -405,6 +433,26 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof name, "%.*s", (int)(colon - synth[i]), synth[i]);
 		if (tf_bench_synth_check(name, colon + 1) < 0)
 			tf_usage_die("--synth: %s", tf_errmsg());
+	}
+
+	// every length within each model's context, before any row is printed
+	for (int i = optind; i < argc; i++) {
+		tf_model *m = tf_model_open(argv[i]);
+		if (!m)
+			tf_die_err();
+		check_ctx(&x, &m->c, argv[i], pp, npp, tg, ntg, dp, ndp);
+		tf_model_close(m);
+	}
+	for (int i = 0; i < nsynth; i++) {
+		char name[128];
+		tf_config cf;
+		snprintf(name, sizeof name, "%.*s", (int)(strchr(synth[i], ':') - synth[i]), synth[i]);
+		json_t *cfg = tf_geometry_config(name);
+		if (!cfg || tf_config_parse(cfg, NULL, &cf) < 0)
+			tf_die_err();
+		json_decref(cfg);
+		check_ctx(&x, &cf, name, pp, npp, tg, ntg, dp, ndp);
+		tf_config_free(&cf);
 	}
 
 	int sms;

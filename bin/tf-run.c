@@ -49,6 +49,9 @@ static const char usage_text[] =
 	"      --draft-stats    write ids a pass, the draft's share and ids/s to stderr\n"
 	"  -P, --parallel N     generate up to N sequences at once, in shared rounds\n"
 	"                       (default 1); the lines still come out in input order\n"
+	"      --ctx N          the context: prompt plus -n at most N positions (default\n"
+	"                       and most: the model's max_position_embeddings); the\n"
+	"                       cache of one sequence at N must fit in memory\n"
 	"      --mem-budget B   admit a sequence only when the caches in flight fit in\n"
 	"                       B bytes (K, M, G suffixes; default: TF_MEM_BUDGET or none)\n"
 	"      --mode MODE      prompt (whole prompt in one pass, default) or step\n"
@@ -62,7 +65,8 @@ static const char usage_text[] =
 	"  -V, --version        show the version\n";
 
 enum { OPT_RAW = 256, OPT_LAST, OPT_TEXT, OPT_TEMP, OPT_TOPK, OPT_TOPP, OPT_SEED, OPT_NOEOS,
-       OPT_STREAM, OPT_MODE, OPT_DEVICE, OPT_WINDOW, OPT_BUDGET, OPT_DRAFT, OPT_DRAFT_TREE, OPT_DRAFT_STATS };
+       OPT_STREAM, OPT_MODE, OPT_DEVICE, OPT_WINDOW, OPT_BUDGET, OPT_DRAFT, OPT_DRAFT_TREE, OPT_DRAFT_STATS,
+       OPT_CTX };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -82,6 +86,7 @@ static const struct option longopts[] = {
 	{ "draft-stats", no_argument, NULL, OPT_DRAFT_STATS },
 	{ "parallel", required_argument, NULL, 'P' },
 	{ "mem-budget", required_argument, NULL, OPT_BUDGET },
+	{ "ctx", required_argument, NULL, OPT_CTX },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "threads", required_argument, NULL, 't' },
@@ -214,7 +219,7 @@ int main(int argc, char **argv)
 	tf_ids_reader rd;
 	tf_seq s = { 0 };
 	FILE *in;
-	long index = 0;
+	long index = 0, ctx = 0;
 
 	tf_prog = "tf-run";
 	tf_out_init();
@@ -242,6 +247,7 @@ int main(int argc, char **argv)
 		case OPT_DRAFT_STATS: given |= G_DRAFT_STATS; break;
 		case 'P': so.parallel = tf_arg_long(optarg, "-P", 1, 4096); given |= G_STREAMS; break;
 		case OPT_BUDGET: budget = optarg; given |= G_STREAMS; break;
+		case OPT_CTX: ctx = tf_arg_long(optarg, "--ctx", 1, 1L << 30); break;
 		case OPT_MODE:
 			if (strcmp(optarg, "prompt") && strcmp(optarg, "step"))
 				tf_usage_die("--mode must be prompt or step, not '%s'", optarg);
@@ -280,8 +286,14 @@ int main(int argc, char **argv)
 	m = tf_model_open(argv[optind]);
 	if (!m)
 		tf_die_err();
+	if (ctx && tf_config_set_ctx(&m->c, ctx) < 0)
+		tf_die_err();
 	// the weights go to the GPU once; auto falls back to the CPU without one
 	if (tf_decoder_attach(m, device) < 0)
+		tf_die_err();
+	// a sequence may grow to the context: its cache must fit, known now
+	// rather than when an allocation fails
+	if (tf_decoder_check_room(m, 1) < 0)
 		tf_die_err();
 	in = strcmp(input, "-") ? fopen(input, "rb") : stdin;
 	if (!in)

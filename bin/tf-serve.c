@@ -36,7 +36,9 @@ static const char usage_text[] =
 	"      --host H         address to bind (default 127.0.0.1)\n"
 	"  -P, --parallel N     requests decoded together in shared rounds (default 8)\n"
 	"      --queue N        requests waiting for a slot at most; past it 503 (default 64)\n"
-	"      --ctx N          prompt plus completion tokens a request at most (default 4096)\n"
+	"      --ctx N          prompt plus completion tokens a request at most (default\n"
+	"                       4096, or the model's context where that is less; at\n"
+	"                       most the model's); -P caches of N must fit in memory\n"
 	"      --api-key-file F ask every /v1 request for the key in F (mode 0600 or stricter)\n"
 	"      --name NAME      the model's name in the API (default: MODEL's last path part)\n"
 	"      --max-body B     request body bytes at most (K, M suffixes; default 1M)\n"
@@ -52,6 +54,11 @@ static const char usage_text[] =
 	"      --device DEV     cpu, cuda or auto (default: TF_DEVICE or auto)\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
+
+/* the default context: enough for a chat, and a cache a slot of the
+ * largest models holds with room to spare (128 KiB a position for the
+ * 27B's fp32 keys and values: 512 MiB a slot) */
+#define TF_SERVE_CTX 4096
 
 enum { OPT_HOST = 256, OPT_QUEUE, OPT_CTX, OPT_KEY, OPT_NAME, OPT_BODY, OPT_TIMEOUT, OPT_DRAIN, OPT_DEVICE,
        OPT_DRAFT, OPT_DRAFT_TREE, OPT_NO_TOK };
@@ -117,7 +124,7 @@ static const char *name_of(const char *path)
 
 int main(int argc, char **argv)
 {
-	tf_server_opts so = { .host = "127.0.0.1", .port = 8888, .ctx = 4096, .body_max = 1 << 20,
+	tf_server_opts so = { .host = "127.0.0.1", .port = 8888, .ctx = 0, .body_max = 1 << 20,
 			      .timeout_s = 60, .connections = 1024 };
 	tf_engine_opts eo = { .parallel = 8, .queue = 64 };
 	const char *device = getenv("TF_DEVICE"), *key_file = NULL, *name = NULL, *draft = NULL, *draft_tree = NULL;
@@ -182,7 +189,15 @@ int main(int argc, char **argv)
 	tf_model *m = tf_model_open(path);
 	if (!m)
 		tf_die_err();
+	// the context a request may take: a cache of it for every slot must
+	// fit where they run, known at start rather than when one cannot grow
+	if (!so.ctx)
+		so.ctx = m->c.max_pos < TF_SERVE_CTX ? m->c.max_pos : TF_SERVE_CTX;
+	if (tf_config_set_ctx(&m->c, so.ctx) < 0)
+		tf_die_err();
 	if (tf_decoder_attach(m, device) < 0)
+		tf_die_err();
+	if (tf_decoder_check_room(m, (int)eo.parallel) < 0)
 		tf_die_err();
 	tf_tok *tok = NULL;
 	if (!no_tok && !(tok = tf_tok_load(path))) {

@@ -37,13 +37,15 @@ static const char usage_text[] =
 	"                       ngram[:N] or random[:SEED]), run as a tree line; with\n"
 	"                       --text first shown as its line, \"draft: ID:PARENT ...\"\n"
 	"      --draft-tree SHAPE  off (a chain of 8, default) or WIDTHxDEPTH\n"
+	"      --ctx N          the context: a sequence's prompt and trees at most N\n"
+	"                       positions (default and most: the model's)\n"
 	"  -t, --threads N      CPU threads (default: TF_THREADS or all CPUs)\n"
 	"      --device DEV     cpu, cuda or auto: the GPU when there is one (trees of\n"
 	"                       at most 16 nodes there; default: TF_DEVICE or auto)\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
 
-enum { OPT_TEXT = 256, OPT_COMMIT, OPT_DEVICE, OPT_DRAFT, OPT_DRAFT_TREE };
+enum { OPT_TEXT = 256, OPT_COMMIT, OPT_DEVICE, OPT_DRAFT, OPT_DRAFT_TREE, OPT_CTX };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -52,6 +54,7 @@ static const struct option longopts[] = {
 	{ "commit", required_argument, NULL, OPT_COMMIT },
 	{ "draft", required_argument, NULL, OPT_DRAFT },
 	{ "draft-tree", required_argument, NULL, OPT_DRAFT_TREE },
+	{ "ctx", required_argument, NULL, OPT_CTX },
 	{ "threads", required_argument, NULL, 't' },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "help", no_argument, NULL, 'h' },
@@ -87,13 +90,18 @@ static void parse_commit(const char *arg, tf_tree_opts *o)
 }
 
 /* every item, checked before anything runs, so that bad input writes
- * nothing: the trees' shapes, and a --commit path against each tree */
+ * nothing: the trees' shapes, a --commit path against each tree, and the
+ * context: a prompt, or a tree on what the sequence holds, past it (with
+ * --commit best what a tree keeps is known only as it runs: the count
+ * leaves it out, and the pass itself refuses a tree past the context) */
 static tf_item *read_all(FILE *in, const char *name, const tf_model *m, const tf_tree_opts *o, size_t *n)
 {
 	long vocab = m->c.vocab;
 	tf_items_reader rd;
 	tf_item *v = NULL;
 	size_t cap = 0;
+	int64_t pos = 0;        /* positions the sequence holds, at least */
+	char what[128];
 	int rc;
 
 	*n = 0;
@@ -108,15 +116,31 @@ static tf_item *read_all(FILE *in, const char *name, const tf_model *m, const tf
 			tf_die("'%s' %s %ld: a tree of %zu nodes on the GPU (1 to %d there: its products are one "
 			       "decode window's; --device cpu takes up to %d)", name, rd.binary ? "record" : "line",
 			       v[*n].where, v[*n].id.n, TF_GPU_TREE_MAX, TF_TREE_MAX);
-		if (v[*n].kind == TF_ITEM_TREE && o->keep == TF_KEEP_PATH) {
+		if (v[*n].kind == TF_ITEM_TREE) {
 			const tf_item *it = &v[*n];
 			tf_tree t = { (int64_t)it->id.n, it->id.ids, it->parent.ids };
 			tf_tree_shape sh;
-			if (tf_tree_shape_of(&t, &sh) < 0 || tf_tree_path_check(&sh, o->path, o->path_len) < 0) {
-				tf_errpre("'%s' %s %ld: --commit", name, rd.binary ? "record" : "line", it->where);
+			if (tf_tree_shape_of(&t, &sh) < 0 ||
+			    (o->keep == TF_KEEP_PATH && tf_tree_path_check(&sh, o->path, o->path_len) < 0)) {
+				if (o->keep == TF_KEEP_PATH)
+					tf_errpre("'%s' %s %ld: --commit", name, rd.binary ? "record" : "line", it->where);
+				else
+					tf_errpre("'%s' %s %ld: ", name, rd.binary ? "record" : "line", it->where);
 				tf_die_err();
 			}
+			snprintf(what, sizeof what, "'%s' %s %ld: a tree %d deep on %lld positions", name,
+				 rd.binary ? "record" : "line", it->where, sh.width, (long long)pos);
+			if (tf_config_check_ctx(&m->c, pos + sh.width, what) < 0)
+				tf_die_err();
 			tf_tree_shape_free(&sh);
+			if (o->keep == TF_KEEP_PATH)
+				pos += o->path_len;
+		} else {
+			snprintf(what, sizeof what, "'%s' %s %ld: prompt of %zu ids", name, rd.binary ? "record" : "line",
+				 v[*n].where, v[*n].id.n);
+			if (tf_config_check_ctx(&m->c, (int64_t)v[*n].id.n, what) < 0)
+				tf_die_err();
+			pos = (int64_t)v[*n].id.n;
 		}
 		++*n;
 	}
@@ -133,6 +157,7 @@ int main(int argc, char **argv)
 	const char *output = "-", *input = "-", *device = getenv("TF_DEVICE"), *draft = NULL, *draft_tree = NULL;
 	tf_draft_spec spec;
 	int force = 0, threads = 0, c;
+	long ctx = 0;
 	tf_item *items;
 	size_t n;
 	tf_model *m;
@@ -151,6 +176,7 @@ int main(int argc, char **argv)
 		case OPT_COMMIT: parse_commit(optarg, &o); break;
 		case OPT_DRAFT: draft = optarg; break;
 		case OPT_DRAFT_TREE: draft_tree = optarg; break;
+		case OPT_CTX: ctx = tf_arg_long(optarg, "--ctx", 1, 1L << 30); break;
 		case 't': threads = tf_arg_long(optarg, "--threads", 1, 256); break;
 		case OPT_DEVICE: device = optarg; break;
 		case 'h': fputs(usage_text, stdout); return tf_stdout_exit();
@@ -182,8 +208,13 @@ int main(int argc, char **argv)
 	m = tf_model_open(argv[optind]);
 	if (!m)
 		tf_die_err();
+	if (ctx && tf_config_set_ctx(&m->c, ctx) < 0)
+		tf_die_err();
 	// the weights go to the GPU once; auto falls back to the CPU without one
 	if (tf_decoder_attach(m, device) < 0)
+		tf_die_err();
+	// the sequence may grow to the context: its cache must fit
+	if (tf_decoder_check_room(m, 1) < 0)
 		tf_die_err();
 	in = strcmp(input, "-") ? fopen(input, "rb") : stdin;
 	if (!in)

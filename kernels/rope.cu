@@ -21,22 +21,28 @@ struct rope_pre {
 
 template <int DW = ROPE_DMAX / WARP>
 static __device__ __forceinline__ void rope_prepare(rope_pre &r, int D, const float *__restrict__ w, int rot,
-						    float theta, float p)
+						    const tf_rope_freq &fr, float p)
 {
 	const int lane = threadIdx.x & 31, half = rot / 2;
 
 	#pragma unroll
 	for (int k = 0; k < DW; k++)
 		r.w[k] = lane + k * WARP < D ? w[lane + k * WARP] : 0.0f;
-	/* the same formulas as the CPU: inv_freq = 1 / theta^(2j/rot) in fp32 */
+	/* the same formulas as the CPU: inv_freq = 1 / theta^(2j/rot) in fp32,
+	 * or the table's (made once on the host, never written by a kernel, so
+	 * read before the wait) with cos and sin times its scale */
 	#pragma unroll
 	for (int k = 0; k < DW / 2; k++) {
 		const int j = lane + k * WARP;
 		r.c[k] = r.s[k] = 0.0f;
-		if (j < half) {
-			const float f = 1.0f / powf(theta, (float)(2 * j) / (float)rot), ang = p * f;
+		if (j < half && !fr.inv) {
+			const float f = 1.0f / powf(fr.theta, (float)(2 * j) / (float)rot), ang = p * f;
 			r.c[k] = cosf(ang);
 			r.s[k] = sinf(ang);
+		} else if (j < half) {
+			const float ang = p * fr.inv[j];
+			r.c[k] = cosf(ang) * fr.scale;
+			r.s[k] = sinf(ang) * fr.scale;
 		}
 	}
 }
@@ -103,7 +109,7 @@ static int shape_ok(int D, int rot)
 }
 
 __global__ void qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride, int64_t hstride,
-			     const float *__restrict__ w, float eps, int rot, float theta,
+			     const float *__restrict__ w, float eps, int rot, const tf_rope_freq fr,
 			     const int64_t *__restrict__ pos)
 {
 	const int64_t item = (int64_t)blockIdx.x * (blockDim.x / WARP) + (threadIdx.x >> 5);
@@ -112,7 +118,7 @@ __global__ void qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride,
 	rope_pre r;
 
 	if (item < (int64_t)n * heads)
-		rope_prepare(r, D, w, rot, theta, (float)(*pos + t));
+		rope_prepare(r, D, w, rot, fr, (float)(*pos + t));
 	pdl_wait();
 	pdl_trigger();
 	if (item >= (int64_t)n * heads)
@@ -127,7 +133,8 @@ __global__ void qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride,
  * loops stop at the head's end rather than testing each index past it */
 template <int DW, bool EXACT>
 __global__ void attn_prep(float *x, int n, int Hq, int Hkv, int Dr, int64_t T, const float *__restrict__ qw,
-			  const float *__restrict__ kw, float eps, int rot, float theta, const int64_t *__restrict__ pos,
+			  const float *__restrict__ kw, float eps, int rot, const tf_rope_freq fr,
+			  const int64_t *__restrict__ pos,
 			  float *kc0, float *vc0, const tf_kv_rows rows)
 {
 	const int D = EXACT ? DW * WARP : Dr;
@@ -147,7 +154,7 @@ __global__ void attn_prep(float *x, int n, int Hq, int Hkv, int Dr, int64_t T, c
 	const int64_t at = rows.k ? rows.pos[t] : *pos + t;
 	float *kc = rows.k ? rows.k[t] : kc0, *vc = rows.k ? rows.v[t] : vc0;
 	if (h < Hq + Hkv)
-		rope_prepare<DW>(r, D, h < Hq ? qw : kw, rot, theta, (float)at);
+		rope_prepare<DW>(r, D, h < Hq ? qw : kw, rot, fr, (float)at);
 	pdl_wait();
 	pdl_trigger();
 	float *q = x + t * T, *k = q + 2LL * Hq * D, *v = k + (int64_t)Hkv * D;
@@ -165,7 +172,7 @@ __global__ void attn_prep(float *x, int n, int Hq, int Hkv, int Dr, int64_t T, c
 }
 
 static int attn_prep_launch(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *qw, const float *kw,
-			    float eps, int rot, float theta, const int64_t *pos, float *kc, float *vc,
+			    float eps, int rot, tf_rope_freq fr, const int64_t *pos, float *kc, float *vc,
 			    const tf_kv_rows &rows)
 {
 	int64_t items = (int64_t)n * (Hq + 2 * Hkv);
@@ -177,25 +184,25 @@ static int attn_prep_launch(float *x, int n, int Hq, int Hkv, int D, int64_t T, 
 	/* the kernel built for the head's size where there is one */
 	auto k = D == 256 ? attn_prep<8, true> : D == 128 ? attn_prep<4, true> : D == 64 ? attn_prep<2, true>
 		 : attn_prep<ROPE_DMAX / WARP, false>;
-	LAUNCH(k, grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc, vc, rows);
+	LAUNCH(k, grid, ROPE_WARPS * WARP, x, n, Hq, Hkv, D, T, qw, kw, eps, rot, fr, pos, kc, vc, rows);
 	LAUNCH_CHECK();
 	return 0;
 }
 
 int tf_cuda_attn_prep(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *qw, const float *kw,
-		      float eps, int rot, float theta, const int64_t *pos, float *kc, float *vc)
+		      float eps, int rot, tf_rope_freq fr, const int64_t *pos, float *kc, float *vc)
 {
-	return attn_prep_launch(x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, pos, kc, vc, tf_kv_rows{});
+	return attn_prep_launch(x, n, Hq, Hkv, D, T, qw, kw, eps, rot, fr, pos, kc, vc, tf_kv_rows{});
 }
 
 int tf_cuda_attn_prep_rows(float *x, int n, int Hq, int Hkv, int D, int64_t T, const float *qw, const float *kw,
-			   float eps, int rot, float theta, const tf_kv_rows *rows)
+			   float eps, int rot, tf_rope_freq fr, const tf_kv_rows *rows)
 {
-	return attn_prep_launch(x, n, Hq, Hkv, D, T, qw, kw, eps, rot, theta, NULL, NULL, NULL, *rows);
+	return attn_prep_launch(x, n, Hq, Hkv, D, T, qw, kw, eps, rot, fr, NULL, NULL, NULL, *rows);
 }
 
 int tf_cuda_qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride, int64_t hstride,
-			 const float *w, float eps, int rot, float theta, const int64_t *pos)
+			 const float *w, float eps, int rot, tf_rope_freq fr, const int64_t *pos)
 {
 	int64_t items = (int64_t)n * heads;
 
@@ -204,7 +211,7 @@ int tf_cuda_qk_norm_rope(float *x, int n, int heads, int D, int64_t tstride, int
 	if (shape_ok(D, rot) < 0)
 		return -1;
 	LAUNCH(qk_norm_rope, (unsigned)((items + ROPE_WARPS - 1) / ROPE_WARPS), ROPE_WARPS * WARP, x, n, heads, D,
-	       tstride, hstride, w, eps, rot, theta, pos);
+	       tstride, hstride, w, eps, rot, fr, pos);
 	LAUNCH_CHECK();
 	return 0;
 }

@@ -4,12 +4,20 @@
 #   serve_start NAME tf-serve args...   starts it on a free port (--port 0);
 #                                       $NAME_URL is its URL, $NAME_PID its pid
 #   serve_stop NAME                     SIGTERM, then its exit status
+#   long_model DIR N                    DIR: $M with max_position_embeddings N
+#                                       (plain rope turns alike at any length),
+#                                       for jobs longer than its 8192
 #
 # The server prints its URL on stdout once it listens; start-up on a slow
 # machine takes seconds, so the wait is long and bounded.
 
 M=$DATA/shakespeare-q35
 PY=${PYTHON:-python3}
+
+long_model() {
+	mkdir -p "$1" && for f in "$M"/*; do ln -sf "$f" "$1/"; done && rm "$1/config.json" &&
+	sed "s/\"max_position_embeddings\": [0-9]*/\"max_position_embeddings\": $2/" "$M/config.json" >"$1/config.json"
+}
 
 serve_start() {
 	name=$1

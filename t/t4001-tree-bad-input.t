@@ -54,6 +54,20 @@ open("neg.rec", "wb").write(rec(1, 1, 1, [3]) + rec(3, 2, 2, [5, 6, -1, -2]))
 open("rows.rec", "wb").write(rec(1, 1, 1, [3]) + rec(3, 1, 2, [5, 6]))'
 test_error 'a parent below -1 in a record' tf-tree "'neg.rec' record 2: tree node 1: parent -2" tf-tree $M neg.rec
 test_error 'a tree record of one row' tf-tree "record 2 is of the wrong shape" tf-tree $M rows.rec
+# the context: --ctx 8 here (the model's is 4096)
+bad 'a prompt past the context' "line 1: prompt of 9 ids passes the context of 8 that --ctx set" \
+	'1 2 3 4 5 6 7 8 9\n5:-1\n' '--ctx 8'
+bad 'a tree past the context on its prompt' "line 2: a tree 3 deep on 6 positions passes the context of 8" \
+	'1 2 3 4 5 6\n5:-1 6:0 7:1\n' '--ctx 8'
+bad 'a tree past the context after the paths kept' "line 3: a tree 2 deep on 7 positions passes the context of 8" \
+	'1 2 3 4 5 6\n5:-1 6:0\n5:-1 6:0\n' '--ctx 8 --commit 0'
+test_expect 'a tree that fills the context runs' "
+	printf '1 2 3 4 5 6\\n5:-1 6:0\\n' >fill.txt && tf-tree --ctx 8 --text 1 $M fill.txt >fill.out &&
+	test \$(wc -l <fill.out) = 3
+"
+bad '--ctx past the model'\''s context' "--ctx 4097 is more than the model's context of 4096" '1 2\n' '--ctx 4097'
+test_error 'a cache past the memory is refused up front' tf-tree "a context of 4096 positions needs .* --ctx [0-9]+ fits" \
+	env TF_MEM_AVAILABLE=1M tf-tree $M in.txt
 test_expect '-o of a bad input leaves no file' "
 	printf '1 2\n5:-1\n6:4\n' >b.txt; ! tf-tree -o out.rec $M b.txt 2>/dev/null && ! test -e out.rec
 "

@@ -50,6 +50,22 @@ o = json.loads(sys.stdin.readline())
 assert o[\"streams\"] == 2 and o[\"prompt\"] == 40 and o[\"tok_per_s_before\"] > 0 and o[\"tok_per_s_during\"] > 0 and o[\"intake_ms\"] > 0, o
 "
 '
+# lengths past the context (tiny-q35's is 4096; the geometries' 262144),
+# refused before any row is printed
+test_error "a prompt past the context is refused" tf-bench \
+	"tiny-q35: pp5000, a prompt of 5000 ids, passes the model's context of 4096" \
+	tf-bench --device cpu -p 5000 -n 0 $DATA/tiny-q35
+test_error "a depth plus a decode past the context is refused" tf-bench \
+	"tg128 at depth 4000, 4128 positions, passes the model's context of 4096" \
+	tf-bench --device cpu -p 0 -d 4000 $DATA/tiny-q35
+test_error "an intake past the context is refused" tf-bench "--intake 5000 passes the model's context of 4096" \
+	tf-bench --device cpu -p 0 -n 2 --streams 2 --intake 5000 $DATA/tiny-q35
+test_error "a synthetic geometry's context holds too" tf-bench \
+	"qwen3.5-9b: pp300000, a prompt of 300000 ids, passes the model's context of 262144" \
+	tf-bench -s qwen3.5-9b:q4 -p 300000
+test_expect "refused: nothing on stdout" '
+	! tf-bench --device cpu -p 5000 -n 0 $DATA/tiny-q35 >out 2>/dev/null && ! test -s out
+'
 test_error "--device cpu: a model that cannot be loaded is named" tf-bench "nope" \
 	tf-bench --device cpu -p 0 -n 1 -r 1 --streams 2 nope
 

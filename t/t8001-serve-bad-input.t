@@ -85,7 +85,8 @@ test_expect "the right key is let in" "
 
 # a full queue, then clients that leave: -P 1 and --queue 1, jobs long
 # enough (20000 tokens, a minute or more) to be there when looked at
-serve_start Q tf-serve $M -P 1 --queue 1 --ctx 30000 || exit 1
+long_model long 32768
+serve_start Q tf-serve long -P 1 --queue 1 --ctx 30000 || exit 1
 cat >hold.py <<'EOF'
 import socket, sys, time
 # hold.py URL BODY_FILE OUT: a streaming request whose answer is read
@@ -161,6 +162,26 @@ test_expect "... and neither it nor one that never ends its request holds anyone
 "
 exec 7>&- 8>&-
 wait $s1 $s2
+
+# the context at start: --ctx past the model's (shakespeare-q35's is 8192)
+# refused, the default 4096 or the model's where less, and caches of it
+# for every slot held to memory
+test_error "--ctx past the model's context stops it at start" tf-serve \
+	"--ctx 9000 is more than the model's context of 8192" tf-serve $M --ctx 9000 --port 0
+test_error "caches of the context for every slot past memory stop it at start" tf-serve \
+	"a context of 4096 positions needs .* of cache for each of 8 sequences, 20.0 MiB of memory available: --ctx [0-9]+ fits" \
+	env TF_MEM_AVAILABLE=20M tf-serve $M --port 0
+long_model short 2048
+serve_start C tf-serve short -P 1 || exit 1
+test_expect "the default context is the model's where it is below 4096" "
+	curl -sf $C_URL/v1/models | jq -e '.data[0].max_model_len == 2048'
+"
+test_expect "a request past it: 400 context_length_exceeded" "
+	test \$(curl -s -o c.json -w '%{http_code}' $C_URL/v1/completions -d '{\"prompt\": [1, 2], \"max_tokens\": 2047}') = 400 &&
+	jq -e '.error.code == \"context_length_exceeded\" and .error.param == \"max_tokens\"' c.json
+"
+serve_stop C
+say_ok $? "that server exits 0 on SIGTERM"
 
 test_expect "after all of it the server answers" "curl -sf $U/health >/dev/null"
 serve_stop S

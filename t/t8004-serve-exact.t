@@ -17,7 +17,8 @@ sed -n 1p p.ids >long.ids
 sed -n 3p p.ids >short.ids
 cp $M/prompt.ids prompt.ids
 
-serve_start S tf-serve $M -P 8 --ctx 16384 || skip_all "tf-serve did not start"
+long_model long 16384
+serve_start S tf-serve long -P 8 --ctx 16384 || skip_all "tf-serve did not start"
 U=$S_URL
 
 # the others: four streams for the whole test (cut when it ends)

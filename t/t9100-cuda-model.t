@@ -4,7 +4,8 @@
 # and step logits by KL and top-1 through tf-gate, windows of 1, 2, 3, 8
 # and 16 rows bit-identical on the GPU, the first 32 greedy tokens, sampled
 # draws on the device against the host's, generation ending at an end id
-# inside a loop of steps, the out-of-memory message.
+# inside a loop of steps, the out-of-memory message; yarn rope and the
+# context on the GPU.
 . "$(dirname "$0")/lib-tf.sh"
 
 if ! tf-run --device cuda $DATA/tiny-q35 </dev/null >/dev/null 2>err; then
@@ -53,6 +54,32 @@ for M in tiny-q35 shakespeare-q35 shakespeare-q35-1bit; do
 		"
 	done
 done
+
+# yarn rope (the table uploaded with the weights; 128 ids, twice its
+# original context of 64): against the CPU and transformers, windows
+# bit-identical to steps, and the context held on the GPU too
+Y=$DATA/tiny-q35-yarn
+tf-run --device cpu $Y $Y/prompt.ids >cpu.yarn
+tf-run --device cuda $Y $Y/prompt.ids >gpu.yarn
+gate cpu.yarn gpu.yarn --kl 1e-3 --top1 0.995
+say_ok $? "tiny-q35-yarn: prompt mode on the GPU within KL 1e-3 and top-1 99.5% of the CPU"
+tf-run --device cuda --raw $Y $Y/prompt.ids >gpu.yarn.f32
+gate gpu.yarn.f32 $Y/prompt.logits.f32 --raw 1024 --max-abs 1e-2 --top1 0.99
+say_ok $? "tiny-q35-yarn: the GPU within 1e-2 and top-1 99% of transformers"
+tf-run --device cuda --mode step $Y $Y/prompt.ids >gpu.yarn.step
+gate cpu.yarn gpu.yarn.step --kl 1e-3 --top1 0.995
+say_ok $? "tiny-q35-yarn: step mode on the GPU within KL 1e-3 and top-1 99.5% of the CPU"
+test_expect "tiny-q35-yarn: GPU windows of 16 rows bit-identical to steps" "
+	tf-run --device cuda --window 16 $Y $Y/prompt.ids >gpu.yarn.w16 && tf-gate --exact gpu.yarn.step gpu.yarn.w16
+"
+test_expect "tiny-q35-yarn: greedy ids on the GPU equal the CPU's" "
+	tf-run --device cpu -n 16 --ignore-eos $Y $Y/prompt.ids >cpu.yarn.ids &&
+	tf-run --device cuda -n 16 --ignore-eos $Y $Y/prompt.ids >gpu.yarn.ids && cmp cpu.yarn.ids gpu.yarn.ids
+"
+test_error "tiny-q35-yarn: a prompt plus -n past its 256 refused on the GPU" tf-run \
+	"prompt of 128 ids plus -n 129 passes the model's context of 256" tf-run --device cuda -n 129 $Y $Y/prompt.ids
+test_error "a context whose cache passes the GPU's free memory is refused with what fits" tf-run \
+	"needs .* of cache, .* free on the GPU: --ctx [0-9]+ fits" env TF_MEM_AVAILABLE=100K tf-run --device cuda $Y $Y/prompt.ids
 
 # the forms tf-pack writes: tiled and untiled affine widths and groups, a
 # mixed recipe (fused products whose parts differ in form), sign1

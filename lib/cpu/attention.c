@@ -92,12 +92,12 @@ static void core(const tf_mix_part *p, int layer, float *qg, const float *k, con
 		for (int h = 0; h < Hq; h++) {
 			float *q = qg + (t * Hq + h) * 2 * D;
 			tf_rmsnorm(q, q, l->q_norm, 1, D, c->eps);
-			tf_rope(q, c->rot_dim, pos, c->rope_theta);
+			tf_rope(q, &c->rope, pos);
 		}
 		for (int h = 0; h < Hkv; h++) {
 			float *kh = kc + (t * Hkv + h) * D;
 			tf_rmsnorm(kh, kh, l->k_norm, 1, D, c->eps);
-			tf_rope(kh, c->rot_dim, pos, c->rope_theta);
+			tf_rope(kh, &c->rope, pos);
 		}
 	}
 

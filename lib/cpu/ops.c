@@ -13,15 +13,15 @@ void tf_rmsnorm(float *y, const float *x, const float *w, int64_t n, int64_t d, 
 	}
 }
 
-/* pairs (j, j + rot/2) turn by pos * theta^(-2j/rot): the NeoX "rotate
- * half" layout, computed in fp32 the way transformers computes inv_freq */
-void tf_rope(float *x, int rot, int64_t pos, float theta)
+/* pairs (j, j + rot/2) turn by pos * inv[j] (theta^(-2j/rot) unless
+ * scaled): the NeoX "rotate half" layout in fp32, cos and sin times the
+ * table's scale as transformers multiplies them (by 1 exactly but for yarn) */
+void tf_rope(float *x, const tf_rope_table *r, int64_t pos)
 {
-	int half = rot / 2;
+	int half = r->rot / 2;
 
 	for (int j = 0; j < half; j++) {
-		float inv = 1.0f / powf(theta, (float)(2 * j) / (float)rot);
-		float ang = (float)pos * inv, c = cosf(ang), s = sinf(ang);
+		float ang = (float)pos * r->inv[j], c = cosf(ang) * r->scale, s = sinf(ang) * r->scale;
 		float a = x[j], b = x[j + half];
 		x[j] = a * c - b * s;
 		x[j + half] = b * c + a * s;

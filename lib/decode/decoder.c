@@ -1,4 +1,5 @@
 /* decoder.c: a sequence on the CPU reference or on the GPU host */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,16 @@ void tf_decoder_on_progress(tf_decoder *d, void (*fn)(void *ctx, int64_t done, i
 	d->progress.ctx = ctx;
 }
 
+int tf_decoder_fits(const tf_decoder *d, int64_t n)
+{
+	char what[64];
+
+	/* the programs check their inputs against the context up front; this
+	 * keeps any pass from going past it all the same */
+	snprintf(what, sizeof what, "a sequence of %lld positions", (long long)(d->pos + n));
+	return tf_config_check_ctx(&d->m->c, d->pos + n, what);
+}
+
 int tf_decoder_forward_each(tf_decoder *d, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx)
 {
 	/* only the prompt's passes are long enough to be worth telling */
@@ -114,6 +125,8 @@ int tf_decoder_forward_each(tf_decoder *d, const int32_t *ids, int64_t n, int fl
 
 	if (n <= 0)
 		return 0;
+	if (tf_decoder_fits(d, n) < 0)
+		return -1;
 	if (d->gpu) {
 		tf_gpu_tree_drop(d->gpu);       /* its rows past pos are overwritten */
 		if (tf_gpu_forward_each(d->gpu, d->pos, ids, n, flags, fn, ctx, pr) < 0)
@@ -162,6 +175,8 @@ int tf_decoder_generate(tf_decoder *d, int32_t id, tf_sampler *s, int n, int sto
 	*got = 0;
 	if (n < 1 || n > TF_STEPS_MAX)
 		return tf_err("%d decode steps in one loop (1 to %d)", n, TF_STEPS_MAX);
+	if (tf_decoder_fits(d, n) < 0)
+		return -1;
 	if (!d->gpu || tf_env_off("TF_CUDA_DRAW"))
 		return host_steps(d, id, s, n, stop, each, ctx, out, got);
 	tf_gpu_tree_drop(d->gpu);
@@ -172,6 +187,15 @@ int tf_decoder_generate(tf_decoder *d, int32_t id, tf_sampler *s, int n, int sto
 
 int tf_decoder_tree(tf_decoder *d, const tf_tree *t, tf_logits_fn fn, void *ctx)
 {
+	tf_tree_shape sh;
+
+	/* its deepest branch is what it adds to the sequence */
+	if (tf_tree_shape_of(t, &sh) < 0)
+		return -1;
+	int64_t width = sh.width;
+	tf_tree_shape_free(&sh);
+	if (tf_decoder_fits(d, width) < 0)
+		return -1;
 	if (d->gpu)
 		return tf_gpu_tree(d->gpu, d->pos, t, fn, ctx);
 	return tf_forward_tree(d->cpu, t, fn, ctx);

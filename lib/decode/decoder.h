@@ -52,9 +52,22 @@ uint64_t tf_decoder_cache_bytes(const tf_model *m, int64_t positions);
  * executor's (a pass's activations, made with the first sequence), 0 on
  * the CPU (a pass's scratch lives only through the pass) */
 uint64_t tf_decoder_exec_bytes(const tf_model *m);
+/* the bytes the caches may take where m's sequences run: the GPU's free
+ * memory once the weights are there, else the host's available memory
+ * (TF_MEM_AVAILABLE=B stands in for either, for the tests) */
+uint64_t tf_decoder_room(const tf_model *m);
+/* 0 when `seqs` sequences of m, each at the context m->c.ctx, fit that
+ * room, counted up front rather than found when a cache cannot grow; else
+ * -1 with what they need and the --ctx that fits */
+int tf_decoder_check_room(const tf_model *m, int seqs);
 /* room for `positions` in all, taken at once and exactly on the CPU (the
  * GPU's caches grow as they do) */
 void tf_decoder_reserve(tf_decoder *d, int64_t positions);
+
+/* 0 when n more positions fit the sequence's context (m->c.ctx), else -1
+ * with "a sequence of N positions passes the model's context of C"; every
+ * pass below checks it first */
+int tf_decoder_fits(const tf_decoder *d, int64_t n);
 
 /* fn(ctx, done, total) is told how far each prompt pass (TF_FWD_CHUNKED)
  * is, done of total units of work, as each ends; fn NULL for none */

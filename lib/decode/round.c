@@ -105,6 +105,9 @@ int tf_decoder_round(const tf_round_part *p, int k)
 
 	if (k <= 0)
 		return 0;
+	for (int i = 0; i < k; i++)
+		if (tf_decoder_fits(p[i].d, p[i].n) < 0)
+			return -1;
 	if (p[0].d->gpu)
 		return gpu_round(p, k);
 

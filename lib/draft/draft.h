@@ -74,6 +74,10 @@ void tf_drafter_free(tf_drafter *dr);
 void tf_drafter_propose(tf_drafter *dr, const int32_t *ids, int64_t n, int depth, int64_t nodes,
 			tf_draft_tree *t);
 
+/* depth, or less so that a tree of branches that deep stays within d's
+ * context: its root the sequence's last id, fed already (fed 1) or not */
+int tf_draft_depth_fit(const tf_decoder *d, int depth, int fed);
+
 /* what the rounds did, summed over the rounds a run makes */
 typedef struct {
 	long passes;            /* target passes of the decoding (a tree, or one id) */

@@ -43,6 +43,14 @@ void tf_drafter_propose(tf_drafter *dr, const int32_t *ids, int64_t n, int depth
 	*t = dr->t;
 }
 
+int tf_draft_depth_fit(const tf_decoder *d, int depth, int fed)
+{
+	/* a branch's ids take the positions after the root's */
+	int64_t room = tf_decoder_model(d)->c.ctx - tf_decoder_pos(d) - (fed ? 0 : 1);
+
+	return room < depth ? (room > 0 ? (int)room : 0) : depth;
+}
+
 void tf_draft_tree_root(tf_draft_tree *t, int32_t root)
 {
 	t->n = 0;

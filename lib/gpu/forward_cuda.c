@@ -125,11 +125,11 @@ static int attention(tf_gpu_seq *g, int i, int n, int prompt)
 	// per-head RMSNorm of q and k, then rotary on their first rot_dim dims;
 	// keys and values into the cache at rows pos .. pos + n - 1
 	if (!prompt) {
-		TRY(tf_cuda_attn_prep(q, n, Hq, Hkv, D, T, l->q_norm, l->k_norm, c->eps, c->rot_dim, c->rope_theta,
+		TRY(tf_cuda_attn_prep(q, n, Hq, Hkv, D, T, l->q_norm, l->k_norm, c->eps, c->rot_dim, gpu_rope_freq(g->m),
 				      g->pos, g->k[i], g->v[i]));
 	} else {
-		TRY(tf_cuda_qk_norm_rope(q, n, Hq, D, T, 2 * D, l->q_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
-		TRY(tf_cuda_qk_norm_rope(k, n, Hkv, D, T, D, l->k_norm, c->eps, c->rot_dim, c->rope_theta, g->pos));
+		TRY(tf_cuda_qk_norm_rope(q, n, Hq, D, T, 2 * D, l->q_norm, c->eps, c->rot_dim, gpu_rope_freq(g->m), g->pos));
+		TRY(tf_cuda_qk_norm_rope(k, n, Hkv, D, T, D, l->k_norm, c->eps, c->rot_dim, gpu_rope_freq(g->m), g->pos));
 		TRY(tf_cuda_kv_append(k, v, T, n, kvr, g->pos, g->k[i], g->v[i]));
 	}
 	// causal attention over the cache, gated by sigmoid(gate)

@@ -34,6 +34,9 @@ int tf_gpu_available(void);
  * ("model needs 17.2 GiB on the GPU, 12.1 GiB free") */
 int tf_gpu_attach(tf_model *m);
 void tf_gpu_detach(tf_model *m);
+/* bytes of device memory free now (starting the device if need be), 0
+ * without CUDA or a device: what a context's caches are held to up front */
+uint64_t tf_gpu_free_bytes(void);
 /* bytes of weights on the device (what a decoded token reads) */
 uint64_t tf_gpu_weight_bytes(const tf_model *m);
 /* device bytes of what m's sequences share (the executor: a pass's

@@ -8,6 +8,7 @@
 
 #include "attn.cuh"
 #include "gpu.h"
+#include "rope.cuh"
 #include "runtime.cuh"
 #include "sample.cuh"
 
@@ -75,7 +76,16 @@ typedef struct tf_gpu_model {
 	float *norm;                    /* (H) */
 	tf_gpu_layer *layer;            /* (L) */
 	tf_gpu_exec *exec;              /* made with the first sequence */
+	float *rope_inv;                /* (rot/2) yarn's frequencies, in the arena; NULL for plain rope */
 } tf_gpu_model;
+
+/* the frequencies the rope kernels turn m's heads by: plain rope made in
+ * the kernel as it always was, or the table uploaded with the weights */
+static inline tf_rope_freq gpu_rope_freq(const tf_model *m)
+{
+	tf_rope_freq f = { m->c.rope_theta, m->gpu->rope_inv, m->c.rope.scale };
+	return f;
+}
 
 struct tf_gpu_seq {
 	const tf_model *m;

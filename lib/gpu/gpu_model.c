@@ -17,6 +17,7 @@ int tf_gpu_available(void) { return 0; }
 int tf_gpu_attach(tf_model *m) { return tf_err("this build has no CUDA support: " TF_NO_CUDA_WHY); }
 void tf_gpu_detach(tf_model *m) { }
 uint64_t tf_gpu_weight_bytes(const tf_model *m) { return 0; }
+uint64_t tf_gpu_free_bytes(void) { return 0; }
 uint64_t tf_gpu_exec_bytes(const tf_model *m) { return 0; }
 int tf_gpu_synth(tf_model *m, uint64_t seed) { return tf_err("this build has no CUDA support: " TF_NO_CUDA_WHY); }
 tf_gpu_seq *tf_gpu_seq_new(const tf_model *m) { tf_err("built without CUDA"); return NULL; }
@@ -54,6 +55,8 @@ static uint64_t model_bytes(const tf_model *m)
 
 	if (m->head.data != m->embed.data)
 		b += tf_cuda_weight_bytes(&m->head);
+	if (c->rope.type != TF_ROPE_DEFAULT)
+		b += vec_bytes(c->rot_dim / 2);
 	for (int i = 0; i < c->layers; i++) {
 		const tf_layer *l = &m->layer[i];
 		b += 2 * vec_bytes(c->hidden);
@@ -102,6 +105,9 @@ static int upload(tf_gpu_model *g, const tf_model *m)
 	int64_t D = c->head_dim;
 
 	if (up_w(a, &m->embed, &g->embed) || up_vec(a, m->norm, c->hidden, &g->norm))
+		return -1;
+	// a scaled rope's table (yarn): plain rope keeps no table on the device
+	if (c->rope.type != TF_ROPE_DEFAULT && up_vec(a, c->rope.inv, c->rot_dim / 2, &g->rope_inv))
 		return -1;
 	if (m->head.data == m->embed.data)
 		g->head = g->embed;
@@ -191,6 +197,12 @@ uint64_t tf_gpu_weight_bytes(const tf_model *m)
 	return m->gpu ? m->gpu->bytes : 0;
 }
 
+uint64_t tf_gpu_free_bytes(void)
+{
+	/* cudaMemGetInfo's free bytes, on the device tf_cuda_init chose */
+	return tf_cuda_init() < 0 ? 0 : tf_cuda_free_bytes();
+}
+
 /* ---- synthetic weights ---- */
 
 /* weights of about unit-variance outputs: uniform codes times a scale of
@@ -265,6 +277,8 @@ int tf_gpu_synth(tf_model *m, uint64_t seed)
 	if (tf_cuda_arena_open(a, g->bytes, "model") < 0)
 		goto fail;
 	if (synth_w(a, &m->embed, &g->embed, &seed) || synth_v(a, c->hidden, 1, &g->norm))
+		goto fail;
+	if (c->rope.type != TF_ROPE_DEFAULT && up_vec(a, c->rope.inv, c->rot_dim / 2, &g->rope_inv))
 		goto fail;
 	if (m->head.data == m->embed.data)
 		g->head = g->embed;

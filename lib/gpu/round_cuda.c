@@ -115,7 +115,7 @@ static int attention(gpu_round *r, int i, int n)
 			  TAB(r->tab, r, o_v, float **) + (size_t)i * W };
 
 	TRY(gpu_normed(g, l->in_norm, &l->qkv, n, g->proj, 0));
-	TRY(tf_cuda_attn_prep_rows(q, n, Hq, Hkv, D, T, l->q_norm, l->k_norm, c->eps, c->rot_dim, c->rope_theta, &kr));
+	TRY(tf_cuda_attn_prep_rows(q, n, Hq, Hkv, D, T, l->q_norm, l->k_norm, c->eps, c->rot_dim, gpu_rope_freq(g->m), &kr));
 	TRY(tf_cuda_attention_rows(q, T, &kr, n, Hq, Hkv, D, g->x16, &g->attn));
 	return gpu_product(&l->o_proj, g->x16, n, g->x, c->hidden, 1, 0);
 }

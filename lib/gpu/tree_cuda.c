@@ -137,7 +137,7 @@ static int attention(tf_gpu_seq *g, int i, int n, const int32_t *dfs)
 		float *q = g->proj + t * T;     /* (Hq, 2, D) then keys and values, as a step's */
 		int64_t row = g->tree_pos + g->tree_depth[t], keep = g->tree_pos + GPU_WINDOW + t;
 
-		TRY(tf_cuda_attn_prep(q, 1, Hq, Hkv, D, T, l->q_norm, l->k_norm, c->eps, c->rot_dim, c->rope_theta,
+		TRY(tf_cuda_attn_prep(q, 1, Hq, Hkv, D, T, l->q_norm, l->k_norm, c->eps, c->rot_dim, gpu_rope_freq(g->m),
 				      g->tpos + t, g->k[i], g->v[i]));
 		TRY(tf_cuda_copy(g->k[i] + keep * kvr, g->k[i] + row * kvr, 4 * kvr));
 		TRY(tf_cuda_copy(g->v[i] + keep * kvr, g->v[i] + row * kvr, 4 * kvr));

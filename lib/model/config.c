@@ -29,6 +29,9 @@ static const struct { const char *key; int max; } limits[] = {
 	{ "linear_value_head_dim", 1024 },
 	{ "linear_conv_kernel_dim", 64 },
 	{ "full_attention_interval", 1024 },
+	/* positions are int64 everywhere; a float position stays exact to 2^24
+	 * and rope's angle is a float product, as transformers makes it */
+	{ "max_position_embeddings", 1 << 30 },
 };
 
 static int limit_of(const char *key)
@@ -127,7 +130,7 @@ int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c)
 
 static int parse(json_t *cfg, json_t *gen, tf_config *c)
 {
-	json_t *tc = json_object_get(cfg, "text_config"), *rp, *lt, *v;
+	json_t *tc = json_object_get(cfg, "text_config"), *rp, *rs, *lt, *v;
 	double theta = 0, prf = 0.25, eps = 1e-6;
 	int interval = 4, r;
 
@@ -153,11 +156,26 @@ static int parse(json_t *cfg, json_t *gen, tf_config *c)
 	    get_int(tc, "full_attention_interval", &interval, 4))
 		return -1;
 
+	/* the context: max_position_embeddings, transformers' default when
+	 * absent; rope (and yarn's stretch of it) is made for that many */
+	if (get_int(tc, "max_position_embeddings", &c->max_pos, 32768))
+		return -1;
+	if (!c->max_pos)
+		return tf_err("config.json: max_position_embeddings is 0");
+	c->ctx = c->max_pos;
+
 	/* rope: rope_parameters, else rope_theta, else rope_scaling: the
-	 * places the configs of this family keep it */
+	 * places the configs of this family keep it (in the text config, or
+	 * beside it in the wrapper) */
 	rp = json_object_get(tc, "rope_parameters");
 	if (!json_is_object(rp))
 		rp = json_object_get(tc, "rope_scaling");
+	if (!json_is_object(rp) && tc != cfg)
+		rp = json_object_get(cfg, "rope_parameters");
+	if (!json_is_object(rp) && tc != cfg)
+		rp = json_object_get(cfg, "rope_scaling");
+	if (!json_is_object(rp))
+		rp = NULL;
 	if ((r = get_num(rp, "rope_theta", &theta)) < 0 || (!r && (r = get_num(tc, "rope_theta", &theta)) < 0))
 		return -1;
 	if (!r)
@@ -179,6 +197,15 @@ static int parse(json_t *cfg, json_t *gen, tf_config *c)
 	c->rot_dim = (int)(c->head_dim * prf);
 	if (c->rot_dim % 2)
 		return tf_err("config.json: partial_rotary_factor %g gives an odd rotary width %d", prf, c->rot_dim);
+	/* the type (and yarn's figures) from the object that names one: a
+	 * config may keep theta in rope_parameters and yarn in rope_scaling,
+	 * and that yarn is not to be dropped */
+	rs = json_object_get(tc, "rope_scaling");
+	if (json_is_object(rs) && rs != rp && (json_object_get(rs, "rope_type") || json_object_get(rs, "type")) &&
+	    !(json_object_get(rp, "rope_type") || json_object_get(rp, "type")))
+		rp = rs;
+	if (tf_rope_parse(rp, theta, c->rot_dim, c->max_pos, &c->rope) < 0)
+		return -1;
 
 	v = json_object_get(tc, "tie_word_embeddings");
 	if (!v)
@@ -226,4 +253,25 @@ void tf_config_free(tf_config *c)
 {
 	free(c->full);
 	c->full = NULL;
+	tf_rope_free(&c->rope);
+}
+
+int tf_config_set_ctx(tf_config *c, int64_t n)
+{
+	if (n < 1)
+		return tf_err("a context of %lld positions is not positive", (long long)n);
+	if (n > c->max_pos)
+		return tf_err("--ctx %lld is more than the model's context of %d (max_position_embeddings)",
+			      (long long)n, c->max_pos);
+	c->ctx = (int)n;
+	return 0;
+}
+
+int tf_config_check_ctx(const tf_config *c, int64_t n, const char *what)
+{
+	if (n <= c->ctx)
+		return 0;
+	if (c->ctx < c->max_pos)
+		return tf_err("%s passes the context of %d that --ctx set", what, c->ctx);
+	return tf_err("%s passes the model's context of %d", what, c->ctx);
 }

@@ -9,6 +9,8 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "rope.h"
+
 #define TF_MAX_EOS 8
 
 typedef struct {
@@ -21,6 +23,9 @@ typedef struct {
 	int head_dim;           /* D */
 	int rot_dim;            /* Dr = D * partial_rotary_factor: rotated dims of each head */
 	float rope_theta;
+	tf_rope_table rope;     /* the rotary frequencies (default or yarn) and their scale */
+	int max_pos;            /* max_position_embeddings: the model's context */
+	int ctx;                /* the context enforced: max_pos, or less (tf_config_set_ctx) */
 	float eps;              /* rms_norm_eps, every RMSNorm */
 	int lin_k_heads;        /* Hk: Gated DeltaNet key heads */
 	int lin_v_heads;        /* Hv: value heads; Hv / Hk value heads share a key head */
@@ -37,6 +42,13 @@ typedef struct {
  * is not NULL); -1 with a message naming the missing or bad field */
 int tf_config_parse(json_t *cfg, json_t *gen, tf_config *c);
 void tf_config_free(tf_config *c);
+/* makes n (1 to the model's max_position_embeddings) the context the
+ * decoders enforce; -1 with a message for one past the model's */
+int tf_config_set_ctx(tf_config *c, int64_t n);
+/* 0 when a sequence of n positions fits the context, else -1 with "WHAT
+ * passes the model's context of C" (what: "a prompt of 9000 ids plus -n
+ * 100", as the caller puts it) */
+int tf_config_check_ctx(const tf_config *c, int64_t n, const char *what);
 /* whether id is one of c's end-of-sequence ids */
 int tf_config_is_eos(const tf_config *c, int id);
 /* 0 when every one of ids (n) is in [0, vocab), else -1 with a message */

@@ -235,7 +235,7 @@ static int draft_turn(tf_engine *e, tf_job *j)
 {
 	const tf_draft_spec *sp = e->o.draft;
 	long left = j->max_tokens - j->nd;
-	int depth = left - 1 < sp->depth ? (int)(left - 1) : sp->depth;
+	int depth = tf_draft_depth_fit(j->d, left - 1 < sp->depth ? (int)(left - 1) : sp->depth, 0);
 	int64_t nodes = 1 + (int64_t)sp->width * depth;
 	int32_t out[TF_DRAFT_DEPTH_MAX + 1];
 	tf_draft_tree t;

@@ -132,7 +132,7 @@ void tf_bench_synth_free(tf_model *m)
 		return;
 	tf_gpu_detach(m);
 	free(m->layer);
-	free(m->c.full);
+	tf_config_free(&m->c);
 	free(m);
 }
 

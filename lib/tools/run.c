@@ -1,5 +1,6 @@
 /* run.c: scoring one sequence */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,11 @@ static int score(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *
 
 int tf_run_seq(tf_decoder *d, const tf_seq *s, long index, const tf_run_opts *o)
 {
+	char what[64];
+
+	snprintf(what, sizeof what, "sequence %ld: prompt of %zu ids", index + 1, s->n);
+	if (tf_config_check_ctx(&tf_decoder_model(d)->c, (int64_t)s->n, what) < 0)
+		return -1;
 	tf_decoder_reset(d);
 	/* an empty line still gets its empty record, so that the outputs of
 	 * a pipeline stay in step with its inputs */

@@ -140,7 +140,12 @@ static int admit(struct run *r, struct stream *x)
 	const tf_model *m = r->m;
 	uint64_t budget = r->so->budget;
 	int64_t positions = (int64_t)x->s.n + r->o->gen;
+	char what[96];
 
+	/* the whole of its line within the context, known before it runs */
+	snprintf(what, sizeof what, "sequence %ld: prompt of %zu ids plus -n %ld", x->index + 1, x->s.n, r->o->gen);
+	if (tf_config_check_ctx(&m->c, positions, what) < 0)
+		return -1;
 	x->bytes = tf_decoder_cache_bytes(m, positions);
 	if (budget && x->bytes > budget) {
 		/* what a budget this size holds: the fixed part (states) plus
@@ -256,7 +261,7 @@ static int draft_turn(struct run *r, struct stream *x)
 	const tf_draft_spec *sp = r->so->draft;
 	tf_draft_stats *st = r->so->stats;
 	long left = r->o->gen - x->drawn;
-	int depth = left - 1 < sp->depth ? (int)(left - 1) : sp->depth;
+	int depth = tf_draft_depth_fit(x->d, left - 1 < sp->depth ? (int)(left - 1) : sp->depth, 0);
 	int64_t nodes = 1 + (int64_t)sp->width * depth;
 	int32_t out[TF_DRAFT_DEPTH_MAX + 1];
 	tf_draft_tree t;

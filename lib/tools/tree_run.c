@@ -137,7 +137,8 @@ static int tree(tf_tree_run *r, const tf_item *it)
 static int drafted(tf_tree_run *r, const tf_seq *ids)
 {
 	const tf_draft_spec *sp = r->o->draft;
-	int64_t nodes = 1 + (int64_t)sp->width * sp->depth;
+	int depth = tf_draft_depth_fit(r->d, sp->depth, 1);     /* within the context */
+	int64_t nodes = 1 + (int64_t)sp->width * depth;
 	tf_draft_tree t;
 	tf_item it = { TF_ITEM_TREE, { 0 }, { 0 }, 0 };
 	FILE *f = r->o->f;
@@ -148,7 +149,7 @@ static int drafted(tf_tree_run *r, const tf_seq *ids)
 		return -1;
 	if (tf_decoder_on_gpu(r->d) && nodes > TF_GPU_TREE_MAX + 1)
 		nodes = TF_GPU_TREE_MAX + 1;
-	tf_drafter_propose(r->dr, ids->ids, (int64_t)ids->n, sp->depth, nodes, &t);
+	tf_drafter_propose(r->dr, ids->ids, (int64_t)ids->n, depth, nodes, &t);
 	it.id.n = it.parent.n = t.n - 1;
 	it.id.ids = t.id + 1;
 	it.parent.ids = tf_malloc(t.n * sizeof *it.parent.ids);

@@ -102,36 +102,56 @@ static void test_gated_norm(void)
 	tf_cuda_free(d16); tf_cuda_free(dO); tf_cuda_free(dz); tf_cuda_free(dw);
 }
 
-static void test_rope(void)
+/* the device's frequencies for table t: plain rope by theta alone (the
+ * kernel's own expression), a scaled one by t's table uploaded; *dinv the
+ * upload to free, or NULL */
+static tf_rope_freq dev_freq(const tf_rope_table *t, float **dinv)
+{
+	*dinv = t->type == TF_ROPE_DEFAULT ? NULL : dev_f32(t->inv, t->rot / 2);
+	return (tf_rope_freq){ t->theta, *dinv, t->scale };
+}
+
+/* q norm and rotary at positions up to 200000 against tf_rmsnorm and
+ * tf_rope with the same table: plain rope at theta 1e7, or yarn */
+static void test_rope(const tf_rope_table *t, const char *name)
 {
 	static const int64_t poss[] = { 0, 1000, 200000 };
-	int n = 3, H = 5, D = 256, rot = 64;
+	int n = 3, H = 5, D = 256, rot = t->rot;
 	int64_t ts = 2LL * H * D, hs = 2 * D, N = n * ts;      /* the q_proj layout: q then gate per head */
+	float *dinv;
+	tf_rope_freq fr = dev_freq(t, &dinv);
 	for (int p = 0; p < 3; p++) {
 		float *x = fresh(N, 2), *w = fresh(D, 1), *want = malloc(4 * N), *got = malloc(4 * N);
 		float *dx = dev_f32(x, N), *dw = dev_f32(w, D);
 		int64_t *dp = dev_copy(&poss[p], 8);
-		char what[64];
+		char what[96];
 
 		memcpy(want, x, 4 * N);
-		for (int t = 0; t < n; t++)
+		for (int t0 = 0; t0 < n; t0++)
 			for (int h = 0; h < H; h++) {
-				float *v = want + t * ts + h * hs;
+				float *v = want + t0 * ts + h * hs;
 				tf_rmsnorm(v, v, w, 1, D, 1e-6f);
-				tf_rope(v, rot, poss[p] + t, 1e7f);
+				tf_rope(v, t, poss[p] + t0);
 			}
-		DIE_IF(tf_cuda_qk_norm_rope(dx, n, H, D, ts, hs, dw, 1e-6f, rot, 1e7f, dp));
+		DIE_IF(tf_cuda_qk_norm_rope(dx, n, H, D, ts, hs, dw, 1e-6f, rot, fr, dp));
 		dev_get(got, dx, 4 * N);
-		snprintf(what, sizeof what, "q norm + rotary at %lld", (long long)poss[p]);
+		snprintf(what, sizeof what, "q norm + %s rotary at %lld", name, (long long)poss[p]);
 		ok(close_enough(what, got, want, N, D, 1e-10, 1e-3), "%s matches tf_rmsnorm + tf_rope (gates untouched)", what);
 		free(x); free(w); free(want); free(got);
 		tf_cuda_free(dx); tf_cuda_free(dw); tf_cuda_free(dp);
 	}
+	tf_cuda_free(dinv);
+}
+
+static void test_rope_refused(void)
+{
+	tf_rope_freq fr = { 1e7f, NULL, 1.0f };
+
 	/* a lane holds 16 entries of a head: a wider one is refused, as is
 	 * rotary past the head */
-	ok(tf_cuda_qk_norm_rope(NULL, 1, 1, 1024, 1024, 1024, NULL, 1e-6f, 64, 1e7f, NULL) < 0 &&
+	ok(tf_cuda_qk_norm_rope(NULL, 1, 1, 1024, 1024, 1024, NULL, 1e-6f, 64, fr, NULL) < 0 &&
 	   strstr(tf_errmsg(), "1024-dim head"), "a head of 1024 is refused: %s", tf_errmsg());
-	ok(tf_cuda_attn_prep(NULL, 1, 2, 1, 64, 256, NULL, NULL, 1e-6f, 128, 1e7f, NULL, NULL, NULL) < 0 &&
+	ok(tf_cuda_attn_prep(NULL, 1, 2, 1, 64, 256, NULL, NULL, 1e-6f, 128, fr, NULL, NULL, NULL) < 0 &&
 	   strstr(tf_errmsg(), "rotary of 128 dims"), "rotary past the head is refused: %s", tf_errmsg());
 }
 
@@ -507,8 +527,15 @@ static void test_gdn_chunk(int Hk, int Hv, int Dk, int Dv, int n)
 /* the fused attention inputs of a decode step against the three kernels:
  * heads of 256, 128 and 64 take the fused kernel built for their size,
  * 96 the one for any size */
-static void test_attn_prep(int D, int rot)
+static void test_attn_prep(int D, int rot, int yarn)
 {
+	tf_rope_table t;
+	float *dinv;
+	if (yarn)
+		DIE_IF(tf_rope_yarn(&t, 1e7, rot, 4, 4096, 32, 1, -1, 1));
+	else
+		tf_rope_default(&t, 1e7f, rot);
+	tf_rope_freq fr = dev_freq(&t, &dinv);
 	int n = 3, Hq = 8, Hkv = 2;
 	char what[96];
 	int64_t T = 2LL * Hq * D + 2LL * Hkv * D + 40, row = (int64_t)Hkv * D, cap = 12, pos = 5;
@@ -519,8 +546,8 @@ static void test_attn_prep(int D, int rot)
 	int64_t *dp = dev_copy(&pos, 8);
 	float *k = dx + 2LL * Hq * D, *v = k + row;
 
-	DIE_IF(tf_cuda_qk_norm_rope(dx, n, Hq, D, T, 2 * D, dqw, 1e-6f, rot, 1e7f, dp));
-	DIE_IF(tf_cuda_qk_norm_rope(k, n, Hkv, D, T, D, dkw, 1e-6f, rot, 1e7f, dp));
+	DIE_IF(tf_cuda_qk_norm_rope(dx, n, Hq, D, T, 2 * D, dqw, 1e-6f, rot, fr, dp));
+	DIE_IF(tf_cuda_qk_norm_rope(k, n, Hkv, D, T, D, dkw, 1e-6f, rot, fr, dp));
 	DIE_IF(tf_cuda_kv_append(k, v, T, n, row, dp, dk, dv));
 	dev_get(a, dx, 4 * n * T);
 	dev_get(ka, dk, 4 * cap * row);
@@ -528,15 +555,18 @@ static void test_attn_prep(int D, int rot)
 	DIE_IF(tf_cuda_upload(dx, x, 4 * n * T));
 	DIE_IF(tf_cuda_zero(dk, 4 * cap * row));
 	DIE_IF(tf_cuda_zero(dv, 4 * cap * row));
-	DIE_IF(tf_cuda_attn_prep(dx, n, Hq, Hkv, D, T, dqw, dkw, 1e-6f, rot, 1e7f, dp, dk, dv));
+	DIE_IF(tf_cuda_attn_prep(dx, n, Hq, Hkv, D, T, dqw, dkw, 1e-6f, rot, fr, dp, dk, dv));
 	dev_get(b, dx, 4 * n * T);
 	dev_get(kb, dk, 4 * cap * row);
 	dev_get(vb, dv, 4 * cap * row);
-	snprintf(what, sizeof what, "fused q/k norm, rotary and cache append (D %d, rot %d)", D, rot);
+	snprintf(what, sizeof what, "fused q/k norm, %s rotary and cache append (D %d, rot %d)", yarn ? "yarn" : "plain",
+		 D, rot);
 	ok(same_bits("attention inputs", b, a, n * T) && same_bits("key cache", kb, ka, cap * row) &&
 	   same_bits("value cache", vb, va, cap * row), "%s equal the three kernels bit for bit", what);
 	free(x); free(qw); free(kw); free(a); free(b); free(ka); free(kb); free(va); free(vb);
 	tf_cuda_free(dx); tf_cuda_free(dqw); tf_cuda_free(dkw); tf_cuda_free(dk); tf_cuda_free(dv); tf_cuda_free(dp);
+	tf_cuda_free(dinv);
+	tf_rope_free(&t);
 }
 
 /* the fused decode inputs of Gated DeltaNet against conv, then prep */
@@ -852,7 +882,18 @@ int main(void)
 	cuda_or_skip();
 	test_rmsnorm();
 	test_gated_norm();
-	test_rope();
+	{
+		tf_rope_table t;
+		tf_rope_default(&t, 1e7f, 64);
+		test_rope(&t, "plain");
+		tf_rope_free(&t);
+		/* yarn as a 4x stretch of 4096 would make it: the table and
+		 * the scale of cos and sin from the host */
+		DIE_IF(tf_rope_yarn(&t, 1e7, 64, 4, 4096, 32, 1, -1, 1));
+		test_rope(&t, "yarn");
+		tf_rope_free(&t);
+	}
+	test_rope_refused();
 	test_attention();
 	test_attention_prompt();
 	test_conv();
@@ -869,10 +910,12 @@ int main(void)
 		test_gdn_chunk(16, 32, 128, 128, lens[i]);      /* 2 (9B) */
 		test_gdn_chunk(16, 48, 128, 128, lens[i]);      /* 3 (27B) */
 	}
-	test_attn_prep(256, 64);
-	test_attn_prep(128, 64);
-	test_attn_prep(64, 64);
-	test_attn_prep(96, 32);
+	test_attn_prep(256, 64, 0);
+	test_attn_prep(128, 64, 0);
+	test_attn_prep(64, 64, 0);
+	test_attn_prep(96, 32, 0);
+	test_attn_prep(256, 64, 1);
+	test_attn_prep(96, 32, 1);
 	test_gdn_in(2, 4, 32, 32, 5, 4);
 	test_gdn_in(2, 4, 64, 64, 3, 2);
 	test_gdn_in(16, 32, 128, 128, 16, 4);

@@ -4,7 +4,8 @@
  * forward and tf_sample a step, moves the sampler and the sequence on by
  * the steps taken, stops after an end id when asked and not otherwise,
  * fails after its steps when the hand-out fails, and refuses runs of 0 or
- * more than TF_STEPS_MAX steps; copy forks a sequence; reset empties it */
+ * more than TF_STEPS_MAX steps; copy forks a sequence; reset empties it;
+ * every pass (forward, steps, tree, round) is held to the context */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "cpu/forward.h"
 #include "cpu/state.h"
 #include "decode/decoder.h"
+#include "decode/round.h"
 #include "model/model.h"
 #include "tap.h"
 
@@ -173,6 +175,35 @@ static void forward_and_copy(void)
 	free(b);
 }
 
+/* a context of nprompt + 3: a pass past it fails, naming it, and the
+ * sequence stays where it was */
+static void context(void)
+{
+	tf_decoder *d = tf_decoder_new(m);
+	float *a = malloc(4 * V * (nprompt + 4));
+	tf_sampler s = { .temp = 0, .top_p = 1 };
+	int32_t ids[4] = { 5, 6, 7, 8 }, out[4], par[3] = { -1, 0, 1 };
+	int got;
+	tf_tree t = { 3, ids, par };
+
+	DIE_IF(tf_config_set_ctx(&m->c, nprompt + 3));
+	DIE_IF(tf_decoder_forward(d, prompt, nprompt, a, TF_FWD_CHUNKED | TF_FWD_LAST));
+	ok(tf_decoder_forward(d, ids, 4, a, 0) < 0 &&
+	   strstr(tf_errmsg(), "passes the context of") && tf_decoder_pos(d) == nprompt,
+	   "a forward past the context: %s", tf_errmsg());
+	ok(tf_decoder_generate(d, 5, &s, 4, 0, NULL, NULL, out, &got) < 0 && got == 0 && tf_decoder_pos(d) == nprompt,
+	   "steps past it: %s", tf_errmsg());
+	ok(tf_decoder_forward(d, ids, 2, a, 0) == 0 && tf_decoder_tree(d, &t, NULL, NULL) < 0 &&
+	   strstr(tf_errmsg(), "a sequence of"), "a tree 3 deep on the last free position: %s", tf_errmsg());
+	tf_round_part p = { d, ids, 2, 0, NULL, NULL };
+	ok(tf_decoder_round(&p, 1) < 0 && strstr(tf_errmsg(), "passes the context"), "a round past it: %s",
+	   tf_errmsg());
+	ok(tf_decoder_forward(d, ids, 1, a, 0) == 0 && tf_decoder_pos(d) == nprompt + 3, "the context's last position runs");
+	m->c.ctx = m->c.max_pos;
+	tf_decoder_free(d);
+	free(a);
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096];
@@ -195,6 +226,7 @@ int main(int argc, char **argv)
 	runs("temperature 0.8", (tf_sampler){ .temp = 0.8f, .top_p = 1, .rng = 5 });
 	runs("top-k 40, top-p 0.9", (tf_sampler){ .temp = 0.8f, .top_k = 40, .top_p = 0.9f, .rng = 7 });
 	stops();
+	context();
 	ok(tf_decoder_attach(m, "tpu") < 0 && strstr(tf_errmsg(), "no device 'tpu'"), "an unknown device: %s",
 	   tf_errmsg());
 	tf_decoder_detach(m);
