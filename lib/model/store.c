@@ -9,6 +9,8 @@
 #include "base/err.h"
 #include "base/map.h"
 #include "bundle.h"
+#include "gguf.h"
+#include "gguf_qwen35.h"
 #include "store.h"
 
 static char *join(const char *dir, const char *name)
@@ -155,6 +157,27 @@ static char **shard_list(const char *dir, int *count)
 	return files;
 }
 
+static int cmp_tensor(const void *a, const void *b);
+
+static tf_store *open_gguf(const char *path, const char *file)
+{
+	tf_store *s = tf_calloc(1, sizeof *s);
+
+	s->path = tf_strdup(path);
+	s->gguf = 1;
+	if (tf_gguf_store_load(s, file) < 0) {
+		tf_store_close(s);
+		return NULL;
+	}
+	for (int i = 1; i < s->nt; i++)
+		if (!strcmp(s->t[i].name, s->t[i - 1].name)) {
+			tf_err("'%s': tensor '%s' is stored twice", file, s->t[i].name);
+			tf_store_close(s);
+			return NULL;
+		}
+	return s;
+}
+
 tf_store *tf_store_open(const char *path)
 {
 	struct stat st;
@@ -165,20 +188,35 @@ tf_store *tf_store_open(const char *path)
 	if (stat(path, &st) < 0)
 		return tf_err("cannot open '%s':", path), NULL;
 	if (!S_ISDIR(st.st_mode)) {
-		int b = S_ISREG(st.st_mode) ? tf_bundle_is(path) : 0;
+		int b = S_ISREG(st.st_mode) ? tf_bundle_is(path) : 0, g = 0;
 		if (b < 0)
 			return NULL;
+		if (!b && S_ISREG(st.st_mode) && (g = tf_gguf_is(path)) < 0)
+			return NULL;
+		if (g)
+			return open_gguf(path, path);
 		if (!b)
-			return tf_err("'%s' is neither a model folder nor a tf-bundle", path), NULL;
+			return tf_err("'%s' is neither a model folder, a tf-bundle nor a GGUF file", path), NULL;
 		s = tf_calloc(1, sizeof *s);
 		s->path = tf_strdup(path);
 		if (tf_bundle_load(s, path) < 0)
 			goto fail;
 		return s;
 	}
+	/* a folder with no config.json but a GGUF (or one split set) is that GGUF */
+	p = join(path, "config.json");
+	if (!exists(p)) {
+		int err;
+		char *g = tf_gguf_in_dir(path, &err);
+		if (g || err) {
+			free(p);
+			s = g ? open_gguf(path, g) : NULL;
+			free(g);
+			return s;
+		}
+	}
 	s = tf_calloc(1, sizeof *s);
 	s->path = tf_strdup(path);
-	p = join(path, "config.json");
 	s->config = load_json(p, 1);
 	free(p);
 	if (!s->config)
@@ -238,6 +276,9 @@ void tf_store_close(tf_store *s)
 		free(s->wt[i].name);
 	for (int i = 0; i < s->nmaps; i++)
 		tf_map_close(s->maps[i]);
+	for (int i = 0; i < s->nowned; i++)
+		free(s->owned[i]);
+	free(s->owned);
 	free(s->t);
 	free(s->wt);
 	free(s->maps);
