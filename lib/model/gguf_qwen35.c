@@ -452,8 +452,10 @@ int tf_gguf_show(const char *path, FILE *out)
 		json_t *c = make_config(g, arch, &ge);
 		json_decref(c);
 	}
+	/* the forms come from loading it as tf-run would; a file that will
+	 * not load is still listed, its error after the table */
 	s = tf_store_open(path);
-	fprintf(out, "%-44s %-8s %-22s %-52s %s\n", "gguf tensor", "type", "shape", "tensor", "form");
+	fprintf(out, "%-28s %-7s %-14s %-44s %s\n", "gguf tensor", "type", "shape", "tensor", "form");
 	for (int64_t i = 0; i < g->nt; i++) {
 		const tf_gguf_tensor *t = &g->t[i];
 		char shape[64], form[64] = "-";
@@ -461,10 +463,10 @@ int tf_gguf_show(const char *path, FILE *out)
 		const char *name = map_name(&ge, t->name, buf, sizeof buf, &kind, &ro);
 		int n = 0;
 
+		/* rows first, as our shapes are written */
 		for (int d = t->ndim - 1; d >= 0; d--)
-			n += snprintf(shape + n, sizeof shape - n, "%s%lld", d == t->ndim - 1 ? "[" : ", ",
+			n += snprintf(shape + n, sizeof shape - n, "%s%lld", d == t->ndim - 1 ? "" : "x",
 				      (long long)t->ne[d]);
-		snprintf(shape + n, sizeof shape - n, "]");
 		if (!name)
 			name = "(skipped: past the layers)";
 		else if (!*name)
@@ -476,20 +478,23 @@ int tf_gguf_show(const char *path, FILE *out)
 				if (len > 7 && strlen(s->wt[k].name) == len - 7 && !strncmp(s->wt[k].name, name, len - 7))
 					w = &s->wt[k];
 			if (w && w->w.fmt == TF_AFFINE)
-				snprintf(form, sizeof form, "affine%d g%d %s", w->w.bits, w->w.group,
+				snprintf(form, sizeof form, "affine%d g%d, %s scales", w->w.bits, w->w.group,
 					 w->w.sdtype == TF_F32 ? "f32" : "f16");
 			else if (w)
 				snprintf(form, sizeof form, "sign1 g128");
 			else {
 				const tf_tensor *ft = tf_store_find(s, name);
 				if (ft)
-					snprintf(form, sizeof form, "%s", tf_dtype_str(ft->dtype));
+					snprintf(form, sizeof form, "%s", tf_fmt_name(ft->dtype));
 			}
 		}
-		fprintf(out, "%-44s %-8s %-22s %-52s %s\n", t->name, tf_ggml_type_name(t->type), shape, name, form);
+		fprintf(out, "%-28s %-7s %-14s %-44s %s\n", t->name, tf_ggml_type_name(t->type), shape, name, form);
 	}
+	fprintf(out, "# %lld tensors in %d file%s\n", (long long)g->nt, g->nfiles, g->nfiles == 1 ? "" : "s");
 	free(arch);
-	tf_store_close(s);
 	tf_gguf_close(g);
+	if (!s)
+		return -1;
+	tf_store_close(s);
 	return 0;
 }
