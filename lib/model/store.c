@@ -193,7 +193,8 @@ tf_store *tf_store_open(const char *path)
 			return NULL;
 		if (!b && S_ISREG(st.st_mode) && (g = tf_gguf_is(path)) < 0)
 			return NULL;
-		if (g)
+		/* a .gguf that does not start "GGUF" is named as a damaged one */
+		if (g || (!b && strlen(path) > 5 && !strcmp(path + strlen(path) - 5, ".gguf")))
 			return open_gguf(path, path);
 		if (!b)
 			return tf_err("'%s' is neither a model folder, a tf-bundle nor a GGUF file", path), NULL;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GGUF files from the t/data checkpoints, made with llama.cpp's gguf package.
 
-  mkgguf.py write SRC OUT.gguf --type T [--split N] [--align A] [--no-tok]
+  mkgguf.py write SRC OUT.gguf --type T [--split N] [--align A] [--no-tok] [--drop NAME]
       SRC (a safetensors checkpoint folder) as llama.cpp's converter writes a
       qwen35 GGUF (convert_hf_to_gguf.py: Qwen3NextModel and
       _LinearAttentionVReorderBase): its tensor names, the 1 added to every
@@ -13,7 +13,8 @@
       and any other stays BF16. The vectors are F32, conv1d too, as the
       converter keeps them. The sums are float32 (the 1 added, -exp in
       float64 rounded once), as the model computes them from the checkpoint.
-      --split N writes NAME-0000k-of-0000M.gguf parts of N tensors each.
+      --split N writes NAME-0000k-of-0000M.gguf parts of N tensors each;
+      --align A sets general.alignment; --drop leaves a tensor out.
   mkgguf.py check OUT.gguf WEIGHTS
       every tensor of the GGUF dequantized by gguf.quants (Q1_0 here, as
       ggml's dequantize_row_q1_0 does it), its reordering undone, against
@@ -257,7 +258,7 @@ def add_tokenizer(wr, src, tc, cfg):
 
 def write(args):
     src, out = args[0], args[1]
-    typ, split, align, tok = "F32", 0, None, True
+    typ, split, align, tok, drop = "F32", 0, None, True, []
     i = 2
     while i < len(args):
         if args[i] == "--type":
@@ -268,6 +269,8 @@ def write(args):
             align = int(args[i + 1]); i += 2
         elif args[i] == "--no-tok":
             tok = False; i += 1
+        elif args[i] == "--drop":
+            drop.append(args[i + 1]); i += 2
         else:
             raise SystemExit("mkgguf: unknown option %s" % args[i])
     tc, cfg = text_config(src)
@@ -300,6 +303,8 @@ def write(args):
     if tok:
         add_tokenizer(wr, src, tc, cfg)
     for name, arr in convert(src):
+        if name in drop:
+            continue
         data, qt = encode(name, arr, typ)
         wr.add_tensor(name, data, raw_dtype=qt)
     wr.write_header_to_file()
@@ -495,7 +500,25 @@ def hostile(args):
     b = bytearray(src)
     b[off:off + 4] = struct.pack("<I", 99)
     put("kvtype99", bytes(b))
-    # the alignment
+    b = bytearray(src)
+    b[off:off + 4] = struct.pack("<I", 6)
+    put("kvfloat", bytes(b))
+    # another architecture
+    key = b"general.architecture"
+    at = src.index(struct.pack("<Q", len(key)) + key)
+    b = bytearray(src)
+    v = at + 8 + len(key) + 4 + 8
+    b[v:v + 6] = b"llama9"
+    put("arch", bytes(b))
+    # the alignment (in a file written with --align)
+    if "general.alignment" in rd.fields:
+        key = b"general.alignment"
+        at = src.index(struct.pack("<Q", len(key)) + key)
+        v = at + 8 + len(key) + 4
+        for a in (48, 0):
+            b = bytearray(src)
+            b[v:v + 4] = struct.pack("<I", a)
+            put("align%d" % a, bytes(b))
     # tensor infos: the first tensor's type and offset
     t0 = rd.tensors[0]
     fl = rd.fields["GGUF.tensor_info.%s" % t0.name] if ("GGUF.tensor_info.%s" % t0.name) in rd.fields else None
@@ -511,10 +534,10 @@ def hostile(args):
     b[tpos:tpos + 4] = struct.pack("<I", int(Q.Q4_K))
     put("kquant", bytes(b))
     b = bytearray(src)
-    b[tpos + 4:tpos + 12] = struct.pack("<Q", (len(src) // 32 + 1) * 32)
+    b[tpos + 4:tpos + 12] = struct.pack("<Q", (len(src) // 256 + 1) * 256)
     put("toffset", bytes(b))
     b = bytearray(src)
-    b[tpos + 4:tpos + 12] = struct.pack("<Q", (1 << 64) - 32)
+    b[tpos + 4:tpos + 12] = struct.pack("<Q", (1 << 64) - 256)
     put("toffset-wrap", bytes(b))
     b = bytearray(src)
     b[tpos + 4:tpos + 12] = struct.pack("<Q", 1)
