@@ -422,21 +422,22 @@ out:
 	return rc;
 }
 
-/* "NAME-00001-of-00003.gguf": the prefix length, the part and the count */
+/* "NAME-00001-of-00003.gguf" (llama.cpp's llama_split_path): the prefix
+ * length, the part and the count */
 static int split_name(const char *base, size_t *pre, int *no, int *count)
 {
-	size_t n = strlen(base);
-	int a, b;
-	char tail[8];
+	static const char form[] = "-#####-of-#####.gguf";
+	size_t n = strlen(base), k = sizeof form - 1;
+	const char *t = base + n - k;
 
-	if (n < 25 || strcmp(base + n - 5, ".gguf"))
+	if (n <= k)
 		return 0;
-	if (sscanf(base + n - 20, "-%5d-of-%5d%5s", &a, &b, tail) != 3 || strcmp(tail, ".gguf") ||
-	    base[n - 20] != '-' || base[n - 14] != '-')
-		return 0;
-	*pre = n - 20;
-	*no = a;
-	*count = b;
+	for (size_t i = 0; i < k; i++)
+		if (form[i] == '#' ? t[i] < '0' || t[i] > '9' : t[i] != form[i])
+			return 0;
+	*pre = n - k;
+	*no = atoi(t + 1);
+	*count = atoi(t + 10);
 	return 1;
 }
 
