@@ -376,7 +376,7 @@ static int load_file(tf_gguf *g, const char *file, int fi, int keep_kv, int64_t 
 			       t->name, (unsigned long long)start, align);
 			goto out;
 		}
-		t->data = (const unsigned char *)(uintptr_t)start;      /* made a pointer below */
+		t->offset = start;      /* checked against the data below */
 		for (int64_t j = t0; j < g->nt - 1; j++)
 			if (!strcmp(g->t[j].name, t->name)) {
 				tf_err("'%s': tensor '%s' appears twice", file, t->name);
@@ -393,7 +393,7 @@ static int load_file(tf_gguf *g, const char *file, int fi, int keep_kv, int64_t 
 	order = tf_malloc((g->nt - t0 + 1) * sizeof *order);
 	for (int64_t j = t0; j < g->nt; j++) {
 		tf_gguf_tensor *t = &g->t[j];
-		uint64_t off = (uintptr_t)t->data, room = m->size - start;
+		uint64_t off = t->offset, room = m->size - start;
 		if (off > room || t->bytes > room - off) {
 			tf_err("'%s': tensor '%s' is out of bounds: %llu bytes at data offset %llu, the data holds %llu",
 			       file, t->name, (unsigned long long)t->bytes, (unsigned long long)off,

@@ -62,6 +62,7 @@ typedef struct {
 	int type;               /* ggml type */
 	int ndim;
 	int64_t ne[4];          /* ne[0] innermost */
+	uint64_t offset;        /* from its file's data start */
 	const unsigned char *data;
 	uint64_t bytes;
 	int file;               /* which file of a split set */
