@@ -274,9 +274,10 @@ static int load_file(tf_gguf *g, const char *file, int fi, int keep_kv, int64_t 
 		return -1;
 	g->maps = tf_realloc(g->maps, (g->nfiles + 1) * sizeof *g->maps);
 	g->maps[g->nfiles++] = m;
-	c = (cur){ m->data, (const unsigned char *)m->data + m->size, file };
+	/* an empty file is mapped as NULL: no cursor into it */
 	if (m->size < 4 || memcmp(m->data, "GGUF", 4))
 		return tf_err("'%s': not a GGUF file: wrong magic", file);
+	c = (cur){ m->data, (const unsigned char *)m->data + m->size, file };
 	c.p += 4;
 	if (rd_u32(&c, &ver, "the version") < 0)
 		return -1;
