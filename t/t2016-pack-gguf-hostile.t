@@ -31,6 +31,8 @@ keylen truncated GGUF file: a metadata key runs past the end
 kvtype metadata 'qwen35.block_count' runs past the end
 kvtype99 metadata 'qwen35.block_count' has unknown value type 99
 kvfloat metadata 'qwen35.block_count' is not an integer
+kvdup metadata 'qwen35.ssm.state_size' appears twice
+tdup tensor 'blk.0.ffn_up.weight' appears twice
 arch architecture 'llama9' is not read here \(qwen35 is\)
 align48 general.alignment 48 is not a power of two
 align0 general.alignment 0 is not a power of two

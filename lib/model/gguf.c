@@ -195,7 +195,6 @@ char *tf_gguf_string(const tf_gguf *g, const char *key, int *bad)
 {
 	const tf_gguf_kv *kv = tf_gguf_find(g, key);
 	tf_gguf_str s;
-	uint64_t at = 0;
 	char *r;
 
 	*bad = 0;
@@ -207,7 +206,6 @@ char *tf_gguf_string(const tf_gguf *g, const char *key, int *bad)
 	}
 	memcpy(&s.n, kv->v, 8);
 	s.p = (const char *)kv->v + 8;
-	(void)at;
 	r = tf_malloc(s.n + 1);
 	memcpy(r, s.p, s.n);
 	r[s.n] = 0;
@@ -249,6 +247,35 @@ int tf_gguf_is(const char *path)
 	r = fread(m, 1, 4, f) == 4 && !memcmp(m, "GGUF", 4);
 	fclose(f);
 	return r;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const tf_gguf_kv *x = *(tf_gguf_kv *const *)a, *y = *(tf_gguf_kv *const *)b;
+	int c = memcmp(x->key.p, y->key.p, x->key.n < y->key.n ? x->key.n : y->key.n);
+	return c ? c : (x->key.n > y->key.n) - (x->key.n < y->key.n);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((*(tf_gguf_tensor *const *)a)->name, (*(tf_gguf_tensor *const *)b)->name);
+}
+
+/* the first name given twice among n tensors, or NULL: sorted, so a file
+ * of many thousand hostile tensors is checked in n log n */
+static const char *twice(tf_gguf_tensor *t, int64_t n)
+{
+	tf_gguf_tensor **by = tf_malloc((n + 1) * sizeof *by);
+	const char *dup = NULL;
+
+	for (int64_t i = 0; i < n; i++)
+		by[i] = &t[i];
+	qsort(by, n, sizeof *by, cmp_name);
+	for (int64_t i = 1; i < n && !dup; i++)
+		if (!strcmp(by[i - 1]->name, by[i]->name))
+			dup = by[i]->name;
+	free(by);
+	return dup;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -293,14 +320,23 @@ static int load_file(tf_gguf *g, const char *file, int fi, int keep_kv, int64_t 
 		return tf_err("'%s': truncated GGUF file: %llu tensor infos cannot fit in it", file,
 			      (unsigned long long)nt);
 	kv = tf_calloc(nkv + 1, sizeof *kv);
-	for (uint64_t i = 0; i < nkv; i++) {
+	for (uint64_t i = 0; i < nkv; i++)
 		if (read_kv(&c, &kv[i]) < 0)
 			goto out;
-		for (uint64_t j = 0; j < i; j++)
-			if (kv[j].key.n == kv[i].key.n && !memcmp(kv[j].key.p, kv[i].key.p, kv[i].key.n)) {
-				tf_err("'%s': metadata '%.*s' appears twice", file, (int)kv[i].key.n, kv[i].key.p);
-				goto out;
-			}
+	if (nkv > 1) {
+		const tf_gguf_kv **by = tf_malloc(nkv * sizeof *by), *dup = NULL;
+		for (uint64_t i = 0; i < nkv; i++)
+			by[i] = &kv[i];
+		qsort(by, nkv, sizeof *by, cmp_key);
+		for (uint64_t i = 1; i < nkv && !dup; i++)
+			if (!cmp_key(&by[i - 1], &by[i]))
+				dup = by[i];
+		free(by);
+		if (dup) {
+			tf_err("'%s': metadata '%.*s' appears twice", file, (int)(dup->key.n < 100 ? dup->key.n : 100),
+			       dup->key.p);
+			goto out;
+		}
 	}
 	if ((a = find_in(kv, nkv, "general.alignment"))) {
 		if (a->type != TF_GGUF_U32) {
@@ -378,11 +414,6 @@ static int load_file(tf_gguf *g, const char *file, int fi, int keep_kv, int64_t 
 			goto out;
 		}
 		t->offset = start;      /* checked against the data below */
-		for (int64_t j = t0; j < g->nt - 1; j++)
-			if (!strcmp(g->t[j].name, t->name)) {
-				tf_err("'%s': tensor '%s' appears twice", file, t->name);
-				goto out;
-			}
 	}
 	/* the data starts at the next multiple of the alignment */
 	start = c.p - (const unsigned char *)m->data;
@@ -446,6 +477,7 @@ tf_gguf *tf_gguf_open(const char *path)
 {
 	tf_gguf *g = tf_calloc(1, sizeof *g);
 	int64_t no, count;
+	const char *dup;
 
 	g->path = tf_strdup(path);
 	if (load_file(g, path, 0, 1, &no, &count) < 0)
@@ -484,12 +516,10 @@ tf_gguf *tf_gguf_open(const char *path)
 			if (rc < 0)
 				goto fail;
 		}
-		for (int64_t i = 0; i < g->nt; i++)
-			for (int64_t j = 0; j < i; j++)
-				if (!strcmp(g->t[i].name, g->t[j].name)) {
-					tf_err("'%s': tensor '%s' is in two parts", path, g->t[i].name);
-					goto fail;
-				}
+	}
+	if ((dup = twice(g->t, g->nt))) {
+		tf_err("'%s': tensor '%s' appears twice", path, dup);
+		goto fail;
 	}
 	return g;
 fail:

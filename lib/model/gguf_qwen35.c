@@ -275,6 +275,11 @@ static json_t *make_config(const tf_gguf *g, const char *arch, geo *ge)
 		goto fail;
 	}
 	ge->L = blocks - nextn;
+	/* far past any model of the family, and a bound on the walk below */
+	if (ge->L > 4096) {
+		tf_err("'%s': %s.block_count %lld is more than 4096", g->path, arch, (long long)blocks);
+		goto fail;
+	}
 	ge->Dv = ge->Hv ? inner / ge->Hv : 0;
 	if (ge->Hv && inner % ge->Hv) {
 		tf_err("'%s': %s.ssm.inner_size %lld is not a multiple of the %lld value heads", g->path, arch,
@@ -307,7 +312,7 @@ static json_t *make_config(const tf_gguf *g, const char *arch, geo *ge)
 	json_object_set_new(cfg, "vocab_size", json_integer(emb->ne[1]));
 	json_object_set_new(cfg, "tie_word_embeddings", json_boolean(!tf_gguf_tensor_find(g, "output.weight")));
 	/* a block with attention tensors is a full-attention layer */
-	for (int64_t i = 0; i < ge->L && i < (1 << 20); i++) {
+	for (int64_t i = 0; i < ge->L; i++) {
 		char n[64];
 		snprintf(n, sizeof n, "blk.%lld.attn_q.weight", (long long)i);
 		int full = tf_gguf_tensor_find(g, n) ? 1 : 0;

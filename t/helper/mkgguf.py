@@ -503,6 +503,9 @@ def hostile(args):
     b = bytearray(src)
     b[off:off + 4] = struct.pack("<I", 6)
     put("kvfloat", bytes(b))
+    # a key given twice: inner_size renamed state_size
+    b = src.replace(b"qwen35.ssm.inner_size", b"qwen35.ssm.state_size", 1)
+    put("kvdup", b)
     # another architecture
     key = b"general.architecture"
     at = src.index(struct.pack("<Q", len(key)) + key)
@@ -554,6 +557,8 @@ def hostile(args):
     b = bytearray(src)
     b[at + 8 + len(name):at + 12 + len(name)] = struct.pack("<I", 9)
     put("ndims", bytes(b))
+    # a tensor name given twice
+    put("tdup", src.replace(b"blk.1.ffn_up.weight", b"blk.0.ffn_up.weight", 1))
     # a tensor renamed to one no qwen35 model has, and one missing
     b = bytearray(src)
     b[at + 8:at + 8 + len(name)] = (b"X" * len(name))
