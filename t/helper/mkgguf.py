@@ -488,11 +488,8 @@ def hostile(args):
     for cut in (10, 100, 1000, len(src) // 2, len(src) - 1):
         put("cut%d" % cut if cut < 1000 else ("cut-half" if cut == len(src) // 2 else "cut-last"), src[:cut])
 
-    def field_at(key):
-        fl = rd.fields[key]
-        return fl
     # metadata of the wrong type: block_count's value type u32 -> string
-    fl = field_at("qwen35.block_count")
+    fl = rd.fields["qwen35.block_count"]
     off = int(fl.offset) + 8 + len(fl.name.encode())
     b = bytearray(src)
     b[off:off + 4] = struct.pack("<I", 8)
@@ -524,8 +521,7 @@ def hostile(args):
             put("align%d" % a, bytes(b))
     # tensor infos: the first tensor's type and offset
     t0 = rd.tensors[0]
-    fl = rd.fields["GGUF.tensor_info.%s" % t0.name] if ("GGUF.tensor_info.%s" % t0.name) in rd.fields else None
-    # find the first tensor info by its name bytes after the kv section
+    # the first tensor info, found by its name after the last key
     name = t0.name.encode()
     at = src.index(struct.pack("<Q", len(name)) + name, int(rd.fields[list(rd.fields)[-1]].offset))
     nd = struct.unpack("<I", src[at + 8 + len(name):at + 12 + len(name)])[0]
