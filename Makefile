@@ -193,8 +193,9 @@ APT_PKGS = build-essential pkg-config libjansson-dev libpcre2-dev libutf8proc-de
 # mlx (its CPU build on Linux) and mlx-lm are tf-pack's oracle: their
 # quantizer, converter and forward are what tf-pack and tf-run must match;
 # tokenizers is tf-tok's; jinja2 renders the chat template tf-serve is held
-# to, and openai is the client tf-serve's API is tested with
-PIP_PKGS = numpy tokenizers 'mlx[cpu]==0.32.4' mlx-lm==0.32.2 jinja2 openai
+# to, and openai is the client tf-serve's API is tested with; gguf (llama.cpp's
+# gguf-py) writes the GGUF files tf-pack reads and dequantizes them for the check
+PIP_PKGS = numpy tokenizers 'mlx[cpu]==0.32.4' mlx-lm==0.32.2 jinja2 openai gguf==0.19.0
 
 deps-build:
 	@missing=; \
@@ -215,7 +216,7 @@ deps: deps-build
 	@$(VENV)/bin/python -c 'import sys; mods = sys.argv[1:]; [__import__(m.split("==")[0].replace("-", "_")) for m in mods]' \
 		$(PIP_IMPORTS) 2>/dev/null || $(VENV)/bin/pip install -q $(PIP_PKGS)
 
-PIP_IMPORTS = numpy tokenizers mlx.core mlx_lm jinja2 openai
+PIP_IMPORTS = numpy tokenizers mlx.core mlx_lm jinja2 openai gguf
 
 test: deps all
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PROVE) $(TESTS) $(UNIT)

@@ -12,6 +12,8 @@
 #include "base/err.h"
 #include "io/out.h"
 #include "model/bundle.h"
+#include "model/gguf.h"
+#include "model/gguf_qwen35.h"
 #include "pack/pack.h"
 #include "pack/synth.h"
 
@@ -20,11 +22,12 @@
 static const char usage_text[] =
 	"usage: tf-pack [options] SRC OUT\n"
 	"       tf-pack --synth CONFIG --bits N [--group G] [--seed S] OUT\n"
-	"       tf-pack --show [--json] BUNDLE\n"
+	"       tf-pack --show [--json] BUNDLE | --show FILE.gguf\n"
 	"       tf-pack --verify BUNDLE\n"
 	"\n"
-	"Packs the checkpoint folder (or bundle) SRC into the bundle OUT. MLX codes,\n"
-	"scales and biases are kept bit for bit; float weights whose every group of\n"
+	"Packs the checkpoint folder, bundle or GGUF file SRC into the bundle OUT. MLX\n"
+	"codes, scales and biases are kept bit for bit, GGUF Q8_0, Q4_0 and Q1_0 blocks\n"
+	"become the same numbers as affine and sign1; float weights whose every group of\n"
 	"128 holds exactly {-s,+s} become sign1 with zero error; other float\n"
 	"weights are kept, or quantized when --bits or --recipe asks.\n"
 	"\n"
@@ -37,7 +40,8 @@ static const char usage_text[] =
 	"      --synth CONFIG   write a model of random weights with CONFIG's geometry:\n"
 	"                       a config.json, or qwen3.5-0.8b, -2b, -4b, -9b or -27b\n"
 	"      --seed S         seed for --synth (default 0)\n"
-	"      --show           print the manifest of BUNDLE as a table\n"
+	"      --show           print the manifest of BUNDLE as a table (of a GGUF:\n"
+	"                       each tensor's type and the form it becomes)\n"
 	"      --json           with --show: print the manifest as JSON\n"
 	"      --verify         check every tensor's bytes against the manifest's\n"
 	"                       checksums; exit 1 when one differs\n"
@@ -79,12 +83,19 @@ static void human(char *buf, size_t n, double bytes)
 static int show(const char *path, int as_json)
 {
 	uint64_t size, total = 0;
-	json_t *m = tf_bundle_manifest(path, &size), *t;
+	json_t *m, *t;
 	size_t i;
 	char buf[32];
-	int nsign1 = 0, naff = 0, nraw = 0;
+	int nsign1 = 0, naff = 0, nraw = 0, gguf = tf_gguf_is(path);
 
-	if (!m)
+	if (gguf < 0)
+		return -1;
+	if (gguf) {
+		if (as_json)
+			tf_usage_die("--json shows bundles only");
+		return tf_gguf_show(path, stdout);
+	}
+	if (!(m = tf_bundle_manifest(path, &size)))
 		return -1;
 	if (as_json) {
 		if (json_dumpf(m, stdout, JSON_INDENT(1)) < 0 || putchar('\n') == EOF) {

@@ -30,7 +30,7 @@ bad notarray 'manifest has no tensors array'
 bad dupkey 'duplicate object key'
 $FIX bundle-bad good.tfb bad-magic.tfb magic
 test_error 'bad magic: tf-pack --show' tf-pack 'is not a tf-bundle \(bad magic\)' tf-pack --show bad-magic.tfb
-test_error 'bad magic: tf-run' tf-run 'neither a model folder nor a tf-bundle' tf-run bad-magic.tfb $M/prompt.ids
+test_error 'bad magic: tf-run' tf-run 'neither a model folder, a tf-bundle nor a GGUF file' tf-run bad-magic.tfb $M/prompt.ids
 : >empty.tfb
 test_error 'an empty file' tf-pack 'bad magic' tf-pack --show empty.tfb
 
@@ -54,7 +54,7 @@ PY
 "
 
 test_error 'a source that does not exist' tf-pack "cannot open 'nowhere'" tf-pack nowhere out.tfb
-test_error 'a source that is a plain file' tf-pack 'neither a model folder nor a tf-bundle' tf-pack $M/config.json out.tfb
+test_error 'a source that is a plain file' tf-pack 'neither a model folder, a tf-bundle nor a GGUF file' tf-pack $M/config.json out.tfb
 test_error 'an output folder that does not exist' tf-pack "cannot create 'no/such/dir/x.tfb.tmp" tf-pack $M no/such/dir/x.tfb
 test_error 'a bundle to stdout' tf-pack 'cannot be written to stdout' tf-pack $M -
 

@@ -103,11 +103,11 @@ void tf_deltanet(const tf_mix_part *p, int np, int layer, const float *u, int64_
 			l2norm(qkv + t * C + kd + h * Dk, Dk, 1.0f);
 		}
 
-	// beta = sigmoid(b), g = -exp(A_log) softplus(a + dt_bias)
+	// beta = sigmoid(b), g = A softplus(a + dt_bias), A = -exp(A_log)
 	for (int64_t t = 0; t < N; t++)
 		for (int h = 0; h < Hv; h++) {
 			beta[t * Hv + h] = tf_sigmoid(beta[t * Hv + h]);
-			g[t * Hv + h] = -expf(l->A_log[h]) * tf_softplus(g[t * Hv + h] + l->dt_bias[h]);
+			g[t * Hv + h] = l->A[h] * tf_softplus(g[t * Hv + h] + l->dt_bias[h]);
 		}
 
 	// the delta rule per value head, each sequence on its own state (a

@@ -1,4 +1,5 @@
 /* model.c: finding and checking every weight of a Qwen3.5 text model */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,31 @@ static int load_conv(const tf_model *m, int i, float **out)
 	return *out ? 0 : -1;
 }
 
+/* A = -exp(A_log) from a checkpoint's A_log, or A as a GGUF stores it
+ * (ssm_a): the CPU multiplies by A, so a GGUF's values are used as they
+ * are; the GPU kernels take A_log and get log(-A) */
+static int load_decay(const tf_model *m, int i, tf_layer *l)
+{
+	char name[64];
+	int64_t Hv = m->c.lin_v_heads;
+
+	snprintf(name, sizeof name, "layers.%d.linear_attn.A", i);
+	if (tf_store_find(m->store, name)) {
+		if (!(l->A = load_vec(m->store, name, Hv, 0)))
+			return -1;
+		l->A_log = tf_malloc(Hv * sizeof *l->A_log);
+		for (int64_t h = 0; h < Hv; h++)
+			l->A_log[h] = logf(-l->A[h]);
+		return 0;
+	}
+	if (vec(m->store, &l->A_log, Hv, 0, "layers.%d.linear_attn.A_log", i) < 0)
+		return -1;
+	l->A = tf_malloc(Hv * sizeof *l->A);
+	for (int64_t h = 0; h < Hv; h++)
+		l->A[h] = -expf(l->A_log[h]);
+	return 0;
+}
+
 static int load_layer(tf_model *m, int i, float one)
 {
 	const tf_config *c = &m->c;
@@ -111,7 +137,7 @@ static int load_layer(tf_model *m, int i, float one)
 	       weight(s, &l->in_a, c->lin_v_heads, H, "layers.%d.linear_attn.in_proj_a", i) ||
 	       weight(s, &l->out_proj, H, vd, "layers.%d.linear_attn.out_proj", i) ||
 	       load_conv(m, i, &l->conv) ||
-	       vec(s, &l->A_log, c->lin_v_heads, 0, "layers.%d.linear_attn.A_log", i) ||
+	       load_decay(m, i, l) ||
 	       vec(s, &l->dt_bias, c->lin_v_heads, 0, "layers.%d.linear_attn.dt_bias", i) ||
 	       vec(s, &l->gnorm, c->lin_v_dim, 0, "layers.%d.linear_attn.norm.weight", i) ? -1 : 0;
 }
@@ -157,7 +183,7 @@ void tf_model_close(tf_model *m)
 	for (int i = 0; m->layer && i < m->c.layers; i++) {
 		tf_layer *l = &m->layer[i];
 		free(l->in_norm); free(l->post_norm); free(l->q_norm); free(l->k_norm);
-		free(l->conv); free(l->A_log); free(l->dt_bias); free(l->gnorm);
+		free(l->conv); free(l->A); free(l->A_log); free(l->dt_bias); free(l->gnorm);
 	}
 	free(m->layer);
 	free(m->norm);

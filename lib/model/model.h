@@ -32,7 +32,8 @@ typedef struct {
 	tf_weight in_b;         /* (Hv, H) beta logits */
 	tf_weight in_a;         /* (Hv, H) decay logits */
 	float *conv;            /* (conv_dim, K) depthwise taps; tap K-1 is the current token */
-	float *A_log;           /* (Hv) */
+	float *A;               /* (Hv) the decay rate -exp(A_log), which the CPU takes */
+	float *A_log;           /* (Hv) log(-A), which the GPU takes */
 	float *dt_bias;         /* (Hv) */
 	float *gnorm;           /* (Dv) gated RMSNorm weight, plain */
 	tf_weight out_proj;     /* (H, Hv*Dv) */

@@ -9,6 +9,8 @@
 #include "base/err.h"
 #include "base/map.h"
 #include "bundle.h"
+#include "gguf.h"
+#include "gguf_qwen35.h"
 #include "store.h"
 
 static char *join(const char *dir, const char *name)
@@ -89,6 +91,11 @@ static int cmp_tensor(const void *a, const void *b)
 	return strcmp(((const tf_tensor *)a)->name, ((const tf_tensor *)b)->name);
 }
 
+static int cmp_weight(const void *a, const void *b)
+{
+	return strcmp(((const tf_named_weight *)a)->name, ((const tf_named_weight *)b)->name);
+}
+
 /* the shard files: the index's weight_map, else model*.safetensors, else *.safetensors */
 static char **shard_list(const char *dir, int *count)
 {
@@ -155,6 +162,27 @@ static char **shard_list(const char *dir, int *count)
 	return files;
 }
 
+static int mlx_sign1(tf_store *s);
+
+static tf_store *open_gguf(const char *path, const char *file)
+{
+	tf_store *s = tf_calloc(1, sizeof *s);
+
+	s->path = tf_strdup(path);
+	s->gguf = 1;
+	if (tf_gguf_store_load(s, file) < 0) {
+		tf_store_close(s);
+		return NULL;
+	}
+	for (int i = 1; i < s->nt; i++)
+		if (!strcmp(s->t[i].name, s->t[i - 1].name)) {
+			tf_err("'%s': tensor '%s' is stored twice", file, s->t[i].name);
+			tf_store_close(s);
+			return NULL;
+		}
+	return s;
+}
+
 tf_store *tf_store_open(const char *path)
 {
 	struct stat st;
@@ -165,20 +193,36 @@ tf_store *tf_store_open(const char *path)
 	if (stat(path, &st) < 0)
 		return tf_err("cannot open '%s':", path), NULL;
 	if (!S_ISDIR(st.st_mode)) {
-		int b = S_ISREG(st.st_mode) ? tf_bundle_is(path) : 0;
+		int b = S_ISREG(st.st_mode) ? tf_bundle_is(path) : 0, g = 0;
 		if (b < 0)
 			return NULL;
+		if (!b && S_ISREG(st.st_mode) && (g = tf_gguf_is(path)) < 0)
+			return NULL;
+		/* a .gguf that does not start "GGUF" is named as a damaged one */
+		if (g || (!b && strlen(path) > 5 && !strcmp(path + strlen(path) - 5, ".gguf")))
+			return open_gguf(path, path);
 		if (!b)
-			return tf_err("'%s' is neither a model folder nor a tf-bundle", path), NULL;
+			return tf_err("'%s' is neither a model folder, a tf-bundle nor a GGUF file", path), NULL;
 		s = tf_calloc(1, sizeof *s);
 		s->path = tf_strdup(path);
 		if (tf_bundle_load(s, path) < 0)
 			goto fail;
 		return s;
 	}
+	/* a folder with no config.json but a GGUF (or one split set) is that GGUF */
+	p = join(path, "config.json");
+	if (!exists(p)) {
+		int err;
+		char *g = tf_gguf_in_dir(path, &err);
+		if (g || err) {
+			free(p);
+			s = g ? open_gguf(path, g) : NULL;
+			free(g);
+			return s;
+		}
+	}
 	s = tf_calloc(1, sizeof *s);
 	s->path = tf_strdup(path);
-	p = join(path, "config.json");
 	s->config = load_json(p, 1);
 	free(p);
 	if (!s->config)
@@ -220,6 +264,10 @@ tf_store *tf_store_open(const char *path)
 			tf_err("'%s': tensor '%s' is stored twice", path, s->t[i].name);
 			goto fail;
 		}
+	if (mlx_sign1(s) < 0) {
+		tf_errpre("'%s'", path);
+		goto fail;
+	}
 	return s;
 fail:
 	tf_store_close(s);
@@ -238,6 +286,9 @@ void tf_store_close(tf_store *s)
 		free(s->wt[i].name);
 	for (int i = 0; i < s->nmaps; i++)
 		tf_map_close(s->maps[i]);
+	for (int i = 0; i < s->nowned; i++)
+		free(s->owned[i]);
+	free(s->owned);
 	free(s->t);
 	free(s->wt);
 	free(s->maps);
@@ -275,7 +326,7 @@ int tf_store_has_weight(const tf_store *s, const char *module)
 /* bits and group of an MLX-quantized module: a per-module override in the
  * top-level "quantization" (MLX module paths, no ".weight"), else the
  * global values, as mlx-lm's config writes them */
-static int quant_params(const tf_store *s, const char *module, int *bits, int *group)
+static int quant_lookup(const tf_store *s, const char *module, int *bits, int *group)
 {
 	json_t *q = json_object_get(s->config, "quantization"), *v;
 	const char *k;
@@ -308,6 +359,13 @@ static int quant_params(const tf_store *s, const char *module, int *bits, int *g
 		}
 		free(norm);
 	}
+	return 0;
+}
+
+static int quant_params(const tf_store *s, const char *module, int *bits, int *group)
+{
+	if (quant_lookup(s, module, bits, group) < 0)
+		return -1;
 	if (*bits < 2 || *bits > 8 || *bits == 7)
 		return tf_err("'%s': quantization bits %d not supported (2, 3, 4, 5, 6 or 8)", module, *bits);
 	if (*group != 32 && *group != 64 && *group != 128)
@@ -318,6 +376,84 @@ static int quant_params(const tf_store *s, const char *module, int *bits, int *g
 static int is_float(int dt)
 {
 	return dt == TF_F32 || dt == TF_BF16 || dt == TF_F16;
+}
+
+/*
+ * MLX 1-bit weights (affine with bits 1) as sign1. mlx-lm stores each
+ * group's scale and bias; a binary weight of {-s, +s} is scale 2s and bias
+ * -s, so w = 2s b - s = s (2b - 1), exactly. MLX packs the codes LSB-first
+ * in u32 words, which on a little-endian machine are sign1's bits byte for
+ * byte; what is made here is the one scale a group of 128, -bias. Taken
+ * only when every group of a 128 holds that one s (groups of 32 and 64
+ * included); a group that does not is named and the folder refused.
+ */
+static int mlx_sign1(tf_store *s)
+{
+	char base[512], name[600];
+	int n0 = s->nw;
+
+	for (int i = 0; i < s->nt; i++) {
+		const tf_tensor *sc = &s->t[i], *w, *bi;
+		size_t len = strlen(sc->name);
+		int bits = 0, group = 0;
+		int64_t rows, cols, ng;
+		unsigned char *out;
+		int es;
+
+		if (len < 8 || strcmp(sc->name + len - 7, ".scales") || len - 7 >= sizeof base)
+			continue;
+		memcpy(base, sc->name, len - 7);
+		base[len - 7] = 0;
+		snprintf(name, sizeof name, "%s.weight", base);
+		w = tf_store_find(s, name);
+		snprintf(name, sizeof name, "%s.biases", base);
+		bi = tf_store_find(s, name);
+		/* anything amiss here is tf_store_weight's to name */
+		if (!w || !bi || quant_lookup(s, base, &bits, &group) < 0)
+			continue;
+		if (bits != 1)
+			continue;
+		if (group != 32 && group != 64 && group != 128)
+			return tf_err("'%s': 1-bit group_size %d not supported (32, 64 or 128)", base, group);
+		if (w->dtype != TF_U32 || w->ndim != 2 || !is_float(sc->dtype) || bi->dtype != sc->dtype ||
+		    sc->ndim != 2 || bi->ndim != 2 || sc->shape[0] != w->shape[0] || bi->shape[0] != w->shape[0] ||
+		    bi->shape[1] != sc->shape[1] || w->shape[1] * 32 != sc->shape[1] * group)
+			return tf_err("'%s': 1-bit codes, scales and biases of disagreeing shapes or types", base);
+		rows = w->shape[0];
+		cols = sc->shape[1] * group;
+		if (cols % 128)
+			return tf_err("'%s': %lld columns are not whole groups of 128, which sign1 needs", base,
+				      (long long)cols);
+		ng = cols / group;
+		es = tf_dtype_bytes(sc->dtype);
+		out = tf_malloc(rows * (cols / 128) * es + 1);
+		s->owned = tf_realloc(s->owned, (s->nowned + 1) * sizeof *s->owned);
+		s->owned[s->nowned++] = out;
+		for (int64_t r = 0; r < rows; r++)
+			for (int64_t g = 0; g < ng; g++) {
+				int64_t first = r * ng + g / (128 / group) * (128 / group);
+				float sv = -tf_load_scalar(bi->data, bi->dtype, first);
+				float a = tf_load_scalar(sc->data, sc->dtype, r * ng + g);
+				float b = tf_load_scalar(bi->data, bi->dtype, r * ng + g);
+				if (!(a == 2 * sv && b == -sv))
+					return tf_err("'%s': 1-bit group %lld of row %lld has scale %g and bias %g, not "
+						      "2s and -s of the s of its 128 (%g): not a binary weight", base,
+						      (long long)g, (long long)r, a, b, sv);
+				if (first == r * ng + g) {
+					const unsigned char *src = (const unsigned char *)bi->data + first * es;
+					unsigned char *dst = out + (r * (cols / 128) + g / (128 / group)) * es;
+					memcpy(dst, src, es);
+					dst[es - 1] ^= 0x80;    /* -bias: the sign bit, exact */
+				}
+			}
+		s->wt = tf_realloc(s->wt, (s->nw + 1) * sizeof *s->wt);
+		s->wt[s->nw].name = tf_strdup(base);
+		s->wt[s->nw++].w = (tf_weight){ .fmt = TF_SIGN1, .rows = rows, .cols = cols, .bits = 1, .group = 128,
+						 .sdtype = sc->dtype, .data = w->data, .scales = out };
+	}
+	if (s->nw > n0)
+		qsort(s->wt, s->nw, sizeof *s->wt, cmp_weight);
+	return 0;
 }
 
 int tf_store_weight(const tf_store *s, const char *module, int64_t rows, int64_t cols, tf_weight *w)

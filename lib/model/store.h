@@ -2,8 +2,9 @@
  * store.h: where a model's tensors come from.
  *
  * A store is opened from a checkpoint folder (config.json plus safetensors,
- * single or sharded; HF float or MLX affine-quantized) or from a tf-bundle(5)
- * file. Tensor names are normalized: the flavour prefix is stripped
+ * single or sharded; HF float or MLX affine-quantized), from a tf-bundle(5)
+ * file, or from a GGUF file (or a folder holding one, or a split set), whose
+ * tensors gguf_qwen35.c renames and converts. Tensor names are normalized: the flavour prefix is stripped
  * ("model.language_model.", "language_model.model.", "model."), the head is
  * "lm_head.weight", and "mtp.*", "model.visual.*", "vision_tower.*" are
  * skipped. So the model asks for "layers.3.self_attn.q_proj" whatever the
@@ -48,6 +49,9 @@ typedef struct {
 	int nw;
 	tf_map **maps;
 	int nmaps;
+	void **owned;           /* (nowned) tensor data converted at load (GGUF), freed with the store */
+	int nowned;
+	int gguf;               /* opened from a GGUF */
 } tf_store;
 
 /* opens a folder or a bundle; NULL with tf_errmsg() set on failure */

@@ -309,7 +309,8 @@ static int put_coded(tf_bw *bw, const tf_store *s, const tf_pack_opts *o, tf_rec
 	e->bits = w->bits;
 	e->group = w->group;
 	e->sdtype = w->sdtype;
-	e->path = w->fmt == TF_AFFINE && !s->nw ? "mlx" : "kept";   /* a bundle's weights are kept */
+	/* a bundle's weights are kept; a GGUF's blocks became these codes */
+	e->path = s->gguf ? "gguf" : w->fmt == TF_AFFINE && !s->nw ? "mlx" : "kept";
 	e->flags[0] = "exact";
 	if (tf_bundle_parts(e, part, &total) < 0)
 		return -1;

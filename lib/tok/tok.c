@@ -8,6 +8,8 @@
 #include "base/err.h"
 #include "base/map.h"
 #include "model/bundle.h"
+#include "model/gguf.h"
+#include "model/gguf_qwen35.h"
 #include "tok.h"
 #include "tok_bytes.h"
 #include "tok_dec.h"
@@ -89,6 +91,25 @@ static tf_tok *load_bundle(const char *path)
 	return t;
 }
 
+/* the tokenizer a GGUF's tokenizer.ggml.* keys describe */
+static tf_tok *load_gguf(const char *path)
+{
+	tf_gguf *g = tf_gguf_open(path);
+	char *json;
+	tf_tok *t = NULL;
+
+	if (!g)
+		return NULL;
+	json = tf_gguf_tokenizer_json(g);
+	if (json)
+		t = tf_tok_load_json(json, strlen(json), path);
+	else if (!tf_gguf_find(g, "tokenizer.ggml.tokens"))
+		tf_err("'%s': the GGUF carries no tokenizer", path);
+	free(json);
+	tf_gguf_close(g);
+	return t;
+}
+
 tf_tok *tf_tok_load(const char *model)
 {
 	struct stat st;
@@ -101,12 +122,27 @@ tf_tok *tf_tok_load(const char *model)
 	if (S_ISDIR(st.st_mode)) {
 		path = tf_malloc(strlen(model) + 32);
 		sprintf(path, "%s/tokenizer.json", model);
+		/* a folder of one GGUF (or one split set) and no tokenizer.json */
+		if (stat(path, &st) < 0) {
+			int err;
+			char *g = tf_gguf_in_dir(model, &err);
+			if (g || err) {
+				free(path);
+				t = g ? load_gguf(g) : NULL;
+				free(g);
+				return t;
+			}
+		}
 	} else {
-		int bundle = tf_bundle_is(model);
+		int bundle = tf_bundle_is(model), gguf = 0;
 		if (bundle < 0)
 			return NULL;
 		if (bundle)
 			return load_bundle(model);
+		if (S_ISREG(st.st_mode) && (gguf = tf_gguf_is(model)) < 0)
+			return NULL;
+		if (gguf)
+			return load_gguf(model);
 		path = tf_strdup(model);
 	}
 	if (!(m = tf_map_open(path))) {

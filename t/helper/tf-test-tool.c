@@ -10,9 +10,14 @@
  *       token ids, text or records, to ids records (one per sequence)
  *   tf-test-tool ids2text < ids > ids.txt
  *       token ids, text or records, to text lines
+ *   tf-test-tool weights MODEL > weights.bin
+ *       every weight of the loaded model as the forward sees it, dequantized:
+ *       for each, a line "NAME ROWS COLS" then ROWS x COLS float32 (the
+ *       norms as the factor they multiply by, the DeltaNet's A as -exp(A_log))
  *
  * Binary output is refused on a terminal.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,10 +26,11 @@
 #include "io/ids.h"
 #include "io/out.h"
 #include "io/rec.h"
+#include "model/model.h"
 
 static void usage(void)
 {
-	tf_usage_die("usage: tf-test-tool raw2rec [-s] COLS [LEN...] | ids2rec | ids2text");
+	tf_usage_die("usage: tf-test-tool raw2rec [-s] COLS [LEN...] | ids2rec | ids2text | weights MODEL");
 }
 
 static unsigned long number(const char *s)
@@ -140,6 +146,61 @@ static int ids_convert(int binary)
 	return 0;
 }
 
+static void put_floats(const char *name, int64_t rows, int64_t cols, const float *v)
+{
+	printf("%s %lld %lld\n", name, (long long)rows, (long long)cols);
+	fwrite(v, sizeof *v, rows * cols, stdout);
+}
+
+static void put_weight(const char *name, const tf_weight *w)
+{
+	float *row = tf_malloc(w->cols * sizeof *row);
+
+	printf("%s %lld %lld\n", name, (long long)w->rows, (long long)w->cols);
+	for (int64_t r = 0; r < w->rows; r++) {
+		tf_weight_row(w, r, row);
+		fwrite(row, sizeof *row, w->cols, stdout);
+	}
+	free(row);
+}
+
+static int weights(const char *path)
+{
+	tf_model *m = tf_model_open(path);
+	const tf_config *c;
+	char n[128];
+
+	if (!m)
+		tf_die_err();
+	if (isatty(1))
+		tf_die("will not write binary to a terminal");
+	c = &m->c;
+	put_weight("embed_tokens", &m->embed);
+	put_weight("lm_head", &m->head);
+	put_floats("norm", 1, c->hidden, m->norm);
+	for (int i = 0; i < c->layers; i++) {
+		const tf_layer *l = &m->layer[i];
+		int64_t Hv = c->lin_v_heads, D = c->head_dim;
+#define W(x) (snprintf(n, sizeof n, "layers.%d." #x, i), put_weight(n, &l->x))
+#define V(x, len) (snprintf(n, sizeof n, "layers.%d." #x, i), put_floats(n, 1, len, l->x))
+		V(in_norm, c->hidden); V(post_norm, c->hidden);
+		W(gate); W(up); W(down);
+		if (l->full) {
+			W(q_proj); W(k_proj); W(v_proj); W(o_proj); V(q_norm, D); V(k_norm, D);
+		} else {
+			W(in_qkv); W(in_z); W(in_b); W(in_a); W(out_proj);
+			V(conv, (int64_t)m->conv_dim * c->conv_k); V(A, Hv); V(dt_bias, Hv);
+			V(gnorm, c->lin_v_dim);
+		}
+#undef W
+#undef V
+	}
+	if (fflush(stdout) || ferror(stdout))
+		tf_die("cannot write the weights:");
+	tf_model_close(m);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	tf_prog = "tf-test-tool";
@@ -152,5 +213,7 @@ int main(int argc, char **argv)
 		return ids_convert(1);
 	if (!strcmp(argv[1], "ids2text") && argc == 2)
 		return ids_convert(0);
+	if (!strcmp(argv[1], "weights") && argc == 3)
+		return weights(argv[2]);
 	usage();
 }
