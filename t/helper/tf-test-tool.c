@@ -10,6 +10,11 @@
  *       token ids, text or records, to ids records (one per sequence)
  *   tf-test-tool ids2text < ids > ids.txt
  *       token ids, text or records, to text lines
+ *   tf-test-tool hidden MODEL < ids > rows.f32
+ *       the model's last hidden states after its final norm (what the head
+ *       multiplies, what the MTP head feeds on) at every position of each
+ *       line, bare float32 rows of H values, line after line (the CPU, a
+ *       prompt pass of each line)
  *
  * Binary output is refused on a terminal.
  */
@@ -18,13 +23,15 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/pool.h"
+#include "decode/decoder.h"
 #include "io/ids.h"
 #include "io/out.h"
 #include "io/rec.h"
 
 static void usage(void)
 {
-	tf_usage_die("usage: tf-test-tool raw2rec [-s] COLS [LEN...] | ids2rec | ids2text");
+	tf_usage_die("usage: tf-test-tool raw2rec [-s] COLS [LEN...] | ids2rec | ids2text | hidden MODEL");
 }
 
 static unsigned long number(const char *s)
@@ -140,6 +147,42 @@ static int ids_convert(int binary)
 	return 0;
 }
 
+static int hidden(const char *path)
+{
+	tf_model *m;
+	tf_decoder *d;
+	tf_ids_reader r;
+	tf_seq s = { 0 };
+	tf_out out;
+	int rc;
+
+	tf_pool_init(0);
+	if (!(m = tf_model_open(path)) || !(d = tf_decoder_new(m)))
+		tf_die_err();
+	if (tf_out_open(&out, "-", 1, 0) < 0)
+		tf_die_err();
+	tf_ids_open(&r, stdin, "-");
+	while ((rc = tf_ids_next(&r, &s, m->c.vocab)) > 0) {
+		int64_t first, n;
+		const float *h;
+		tf_decoder_reset(d);
+		if (tf_decoder_keep_hidden(d) < 0 || tf_decoder_forward(d, s.ids, s.n, NULL, TF_FWD_CHUNKED) < 0)
+			tf_die_err();
+		h = tf_decoder_hidden(d, &first, &n);
+		if (n && fwrite(h, sizeof *h * m->c.hidden, n, out.f) != (size_t)n)
+			tf_die("write error:");
+	}
+	if (rc < 0)
+		tf_die_err();
+	tf_seq_free(&s);
+	tf_ids_close(&r);
+	tf_decoder_free(d);
+	tf_model_close(m);
+	if (tf_out_close(&out) < 0)
+		tf_die_err();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	tf_prog = "tf-test-tool";
@@ -152,5 +195,7 @@ int main(int argc, char **argv)
 		return ids_convert(1);
 	if (!strcmp(argv[1], "ids2text") && argc == 2)
 		return ids_convert(0);
+	if (!strcmp(argv[1], "hidden") && argc == 3)
+		return hidden(argv[2]);
 	usage();
 }
