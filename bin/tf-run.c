@@ -43,7 +43,9 @@ static const char usage_text[] =
 	"      --draft SPEC     speculative decoding: SPEC drafts ids, the model checks\n"
 	"                       them in one pass and keeps those it would have made;\n"
 	"                       ngram[:N] (the last N ids looked up earlier in the\n"
-	"                       sequence, default 3) or random[:SEED] (a test aid)\n"
+	"                       sequence, default 3), mtp[:K] (the model's own MTP\n"
+	"                       head, K ids a chain, default 3; CPU only) or\n"
+	"                       random[:SEED] (a test aid)\n"
 	"      --draft-tree SHAPE  off (a chain of 8, default) or WIDTHxDEPTH: up to\n"
 	"                       WIDTH drafted branches of DEPTH ids, in one tree\n"
 	"      --draft-stats    write ids a pass, the draft's share and ids/s to stderr\n"
@@ -294,6 +296,10 @@ int main(int argc, char **argv)
 	// a sequence may grow to the context: its cache must fit, known now
 	// rather than when an allocation fails
 	if (tf_decoder_check_room(m, 1) < 0)
+		tf_die_err();
+	// a drafter the model cannot feed (no MTP head, or one on the GPU) is
+	// bad input, found before any id is read
+	if (draft && tf_draft_check(&spec, m) < 0)
 		tf_die_err();
 	in = strcmp(input, "-") ? fopen(input, "rb") : stdin;
 	if (!in)

@@ -44,7 +44,7 @@ static const char usage_text[] =
 	"      --max-body B     request body bytes at most (K, M suffixes; default 1M)\n"
 	"      --timeout S      close a connection idle for S seconds (default 60)\n"
 	"      --drain S        on SIGTERM, give the requests in flight S seconds (default 30)\n"
-	"      --draft SPEC     speculative decoding, as tf-run --draft: ngram[:N] or\n"
+	"      --draft SPEC     speculative decoding, as tf-run --draft: ngram[:N], mtp[:K] or\n"
 	"                       random[:SEED]; the same ids as without\n"
 	"      --draft-tree SHAPE  off (a chain of 8, default) or WIDTHxDEPTH\n"
 	"      --no-tokenizer   serve ids alone: prompts of token ids, replies' ids in\n"
@@ -198,6 +198,8 @@ int main(int argc, char **argv)
 	if (tf_decoder_attach(m, device) < 0)
 		tf_die_err();
 	if (tf_decoder_check_room(m, (int)eo.parallel) < 0)
+		tf_die_err();
+	if (draft && tf_draft_check(&spec, m) < 0)
 		tf_die_err();
 	tf_tok *tok = NULL;
 	if (!no_tok && !(tok = tf_tok_load(path))) {

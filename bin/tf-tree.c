@@ -201,6 +201,10 @@ int main(int argc, char **argv)
 	if (draft) {
 		if (tf_draft_parse(&spec, draft, draft_tree) < 0)
 			tf_die_err();
+		/* the head guesses from a hidden state and the next id, and a
+		 * tf-tree prompt's root is fed already: tf-run --draft mtp */
+		if (spec.kind == TF_DRAFT_MTP)
+			tf_die("drafter 'mtp' drafts in tf-run and tf-serve, not after tf-tree's prompts");
 		o.draft = &spec;
 	}
 

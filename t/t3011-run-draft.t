@@ -113,7 +113,7 @@ test_expect "--stream with --draft writes the same ids" "
 	tf-run -n 32 --ignore-eos --stream --draft ngram $M sh.ids | sed 's/ \$//' | cmp - p1
 "
 
-test_error "an unknown drafter is named" tf-run "no drafter 'nope': not ngram\[:N\] or random\[:SEED\]" \
+test_error "an unknown drafter is named" tf-run "no drafter 'nope': not ngram\[:N\], mtp\[:K\] or random\[:SEED\]" \
 	tf-run -n 4 --draft nope $M $M/prompt.ids
 test_error "ngram:0 is no n-gram" tf-run "bad drafter 'ngram:0': ngram:N takes an n-gram of 1 to 64 ids" \
 	tf-run -n 4 --draft ngram:0 $M $M/prompt.ids
@@ -121,7 +121,7 @@ test_error "ngram:65 is too long" tf-run "bad drafter 'ngram:65'" tf-run -n 4 --
 test_error "ngram:x is no number" tf-run "bad drafter 'ngram:x'" tf-run -n 4 --draft ngram:x $M $M/prompt.ids
 test_error "ngram: is no number" tf-run "bad drafter 'ngram:'" tf-run -n 4 --draft ngram: $M $M/prompt.ids
 test_error "random:-1 is no seed" tf-run "bad drafter 'random:-1'" tf-run -n 4 --draft random:-1 $M $M/prompt.ids
-test_error "a folder that is no drafter" tf-run "drafter '$M' is a folder, and drafters with weights \(DFlash, mtp\) are not supported" \
+test_error "a folder that is no drafter" tf-run "drafter '$M' is a folder, and drafter checkpoints \(DFlash\) are not supported" \
 	tf-run -n 4 --draft $M $M $M/prompt.ids
 test_error "a path to nothing" tf-run "no drafter 'no/such': not ngram" \
 	tf-run -n 4 --draft no/such $M $M/prompt.ids

@@ -132,7 +132,7 @@ for s in S0 S1 S2 S3; do
 	say_ok $? "$s: SIGTERM, exit status 0"
 done
 
-test_error "an unknown drafter stops it at start" tf-serve "no drafter 'nope': not ngram\[:N\] or random\[:SEED\]" \
+test_error "an unknown drafter stops it at start" tf-serve "no drafter 'nope': not ngram\[:N\], mtp\[:K\] or random\[:SEED\]" \
 	tf-serve --port 0 --draft nope $M
 test_error "ngram:0 is no n-gram" tf-serve "bad drafter 'ngram:0': ngram:N takes an n-gram of 1 to 64 ids" \
 	tf-serve --port 0 --draft ngram:0 $M

@@ -29,6 +29,27 @@ static void mlp(const tf_layer *l, const float *u, int64_t n, float *out)
 
 #define HEAD_BLOCK 64
 
+void tf_forward_layer(const tf_mix_part *p, int np, int i, float *x, float *u, float *mix, int64_t N)
+{
+	const tf_model *m = p[0].st->m;
+	const tf_config *c = &m->c;
+	const tf_layer *l = &m->layer[i];
+	int64_t H = c->hidden;
+
+	// token mixer on the normed stream, residual add
+	tf_rmsnorm(u, x, l->in_norm, N, H, c->eps);
+	if (l->full)
+		tf_attention(p, np, i, u, N, mix);
+	else
+		tf_deltanet(p, np, i, u, N, mix);
+	tf_add(x, mix, N * H);
+
+	// feed-forward on the normed stream, residual add
+	tf_rmsnorm(u, x, l->post_norm, N, H, c->eps);
+	mlp(l, u, N, mix);
+	tf_add(x, mix, N * H);
+}
+
 /* the decoder stack over x (N, H), the embedded rows of the np sequences p
  * in order (mix.h): the norms, the projections and the MLP over all N rows
  * at once, the mixers' cores per sequence; x becomes the last layer's
@@ -42,25 +63,22 @@ static void stack(const tf_mix_part *p, int np, float *x, int64_t N, const tf_pa
 	float *mix = tf_malloc(N * H * sizeof *mix);   /* (N, H) output of a block */
 
 	for (int i = 0; i < c->layers; i++) {
-		const tf_layer *l = &m->layer[i];
-
-		// token mixer on the normed stream, residual add
-		tf_rmsnorm(u, x, l->in_norm, N, H, c->eps);
-		if (l->full)
-			tf_attention(p, np, i, u, N, mix);
-		else
-			tf_deltanet(p, np, i, u, N, mix);
-		tf_add(x, mix, N * H);
-
-		// feed-forward on the normed stream, residual add
-		tf_rmsnorm(u, x, l->post_norm, N, H, c->eps);
-		mlp(l, u, N, mix);
-		tf_add(x, mix, N * H);
+		tf_forward_layer(p, np, i, x, u, mix, N);
 		if (pr && pr->fn)
 			pr->fn(pr->ctx, i + 1, c->layers);
 	}
 	free(u);
 	free(mix);
+}
+
+/* the last hidden states after the final norm of the parts that ask for
+ * them (p[i].hidden), every row of each: the rows the head takes, normed
+ * the same way row by row, so the logits' bits are untouched */
+static void hidden(const tf_model *m, const tf_fwd_part *p, int np, const float *x)
+{
+	for (int64_t i = 0, r = 0; i < np; r += p[i++].n)
+		if (p[i].hidden && p[i].n > 0)
+			tf_rmsnorm(p[i].hidden, x + r * m->c.hidden, m->norm, p[i].n, m->c.hidden, m->c.eps);
 }
 
 /* the rows of x (N, H) the np sequences p want logits of (all of a
@@ -158,6 +176,7 @@ int tf_forward_multi(const tf_fwd_part *p, int np, const tf_pass_progress *pr)
 	stack(mp, k, x, N, pr);
 	for (int i = 0; i < k; i++)
 		mp[i].st->pos += mp[i].n;
+	hidden(m, p, np, x);
 	rc = head(m, p, np, x);
 	free(x);
 	free(mp);
@@ -167,15 +186,15 @@ int tf_forward_multi(const tf_fwd_part *p, int np, const tf_pass_progress *pr)
 int tf_forward_each(tf_state *st, const int32_t *ids, int64_t n, int flags, tf_logits_fn fn, void *ctx,
 		    const tf_pass_progress *pr)
 {
-	tf_fwd_part p = { st, ids, n, flags, fn, ctx };
+	tf_fwd_part p = { st, ids, n, flags, fn, ctx, NULL };
 
 	return tf_forward_multi(&p, 1, pr);
 }
 
-int tf_forward_tree(tf_state *st, const tf_tree *t, tf_logits_fn fn, void *ctx)
+int tf_forward_tree(tf_state *st, const tf_tree *t, tf_logits_fn fn, void *ctx, float *hid)
 {
 	tf_tree_shape sh;
-	tf_fwd_part p = { st, t->id, t->n, 0, fn, ctx };
+	tf_fwd_part p = { st, t->id, t->n, 0, fn, ctx, hid };
 	float *x;               /* (n, H) residual stream of the nodes */
 	int rc = 0;
 
@@ -189,6 +208,7 @@ int tf_forward_tree(tf_state *st, const tf_tree *t, tf_logits_fn fn, void *ctx)
 	tf_mix_part mp = { st, t->n, &st->tree.sh, 0 };
 	x = embed(st->m, t->id, t->n);
 	stack(&mp, 1, x, t->n, NULL);
+	hidden(st->m, &p, 1, x);
 	rc = head(st->m, &p, 1, x);
 	free(x);
 	return rc;

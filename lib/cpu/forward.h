@@ -12,6 +12,7 @@
 #define TF_FORWARD_H
 
 #include "model/pass.h"
+#include "mix.h"
 #include "model/tree.h"
 #include "state.h"
 
@@ -23,6 +24,8 @@ typedef struct {
 	int flags;              /* TF_FWD_LAST, TF_FWD_CHUNKED, for this sequence alone */
 	tf_logits_fn fn;        /* its logits, rows counted from its first id; NULL for none */
 	void *ctx;
+	float *hidden;          /* (n, H) its rows' last hidden states after the final norm
+				   (what the head multiplies), or NULL */
 } tf_fwd_part;
 
 /* ids (n) in [0, V); logits (n, V), or (1, V) with TF_FWD_LAST, or NULL */
@@ -42,8 +45,15 @@ int tf_forward_multi(const tf_fwd_part *p, int np, const tf_pass_progress *pr);
 
 /* the nodes of tree t on top of the state in one pass, their logits (n, V)
  * to fn in node order: each node's row bit-identical to a step along its
- * branch from the root. The state stays as it was; tf_state_commit keeps a
- * path of it, tf_state_rollback (or the next pass) drops it. */
-int tf_forward_tree(tf_state *st, const tf_tree *t, tf_logits_fn fn, void *ctx);
+ * branch from the root; with hid (n, H) not NULL, their last hidden states
+ * after the final norm there. The state stays as it was; tf_state_commit
+ * keeps a path of it, tf_state_rollback (or the next pass) drops it. */
+int tf_forward_tree(tf_state *st, const tf_tree *t, tf_logits_fn fn, void *ctx, float *hid);
+
+/* layer i of the stack over x (N, H), the rows of the np sequences p (mix.h)
+ * on top of their states (which then hold the rows' keys and values, the
+ * positions not yet counted): x += mixer(norm(x)), x += mlp(norm(x)); u
+ * and mix (N, H) are scratch. The MTP head's layer runs through it. */
+void tf_forward_layer(const tf_mix_part *p, int np, int i, float *x, float *u, float *mix, int64_t N);
 
 #endif

@@ -43,6 +43,8 @@ tf_decoder *tf_decoder_new(const tf_model *m)
 void tf_decoder_reset(tf_decoder *d)
 {
 	d->pos = 0;
+	d->keep = 0;
+	d->hid_first = d->hid_n = 0;
 	if (d->gpu)
 		tf_gpu_seq_reset(d->gpu);
 	else
@@ -68,6 +70,8 @@ void tf_decoder_free(tf_decoder *d)
 	tf_gpu_seq_free(d->gpu);
 	tf_state_free(d->cpu);
 	free(d->logits);
+	free(d->hid);
+	free(d->tree_hid);
 	free(d);
 }
 
@@ -134,8 +138,11 @@ int tf_decoder_forward_each(tf_decoder *d, const int32_t *ids, int64_t n, int fl
 		d->pos += n;
 		return 0;
 	}
-	int rc = tf_forward_each(d->cpu, ids, n, flags, fn, ctx, pr);
+	tf_fwd_part p = { d->cpu, ids, n, flags, fn, ctx, tf_decoder_hidden_room(d, n) };
+	int rc = tf_forward_multi(&p, 1, pr);
 	d->pos = d->cpu->pos;
+	if (!rc)
+		tf_decoder_hidden_took(d, n);
 	return rc;
 }
 
@@ -198,7 +205,11 @@ int tf_decoder_tree(tf_decoder *d, const tf_tree *t, tf_logits_fn fn, void *ctx)
 		return -1;
 	if (d->gpu)
 		return tf_gpu_tree(d->gpu, d->pos, t, fn, ctx);
-	return tf_forward_tree(d->cpu, t, fn, ctx);
+	if (d->keep && t->n > d->tree_cap) {
+		d->tree_cap = t->n;
+		d->tree_hid = tf_realloc(d->tree_hid, d->tree_cap * d->m->c.hidden * sizeof *d->tree_hid);
+	}
+	return tf_forward_tree(d->cpu, t, fn, ctx, d->keep ? d->tree_hid : NULL);
 }
 
 int tf_decoder_commit(tf_decoder *d, const int32_t *path, int64_t len)
@@ -212,6 +223,12 @@ int tf_decoder_commit(tf_decoder *d, const int32_t *path, int64_t len)
 	if (tf_state_commit(d->cpu, path, len) < 0)
 		return -1;
 	d->pos = d->cpu->pos;
+	// the kept path's rows, in path order, as steps along it would give them
+	float *h = tf_decoder_hidden_room(d, len);
+	int64_t H = d->m->c.hidden;
+	for (int64_t i = 0; h && i < len; i++)
+		memcpy(h + i * H, d->tree_hid + (int64_t)path[i] * H, H * sizeof *h);
+	tf_decoder_hidden_took(d, len);
 	return 0;
 }
 
@@ -221,4 +238,46 @@ void tf_decoder_rollback(tf_decoder *d)
 		tf_gpu_tree_drop(d->gpu);
 	else
 		tf_state_rollback(d->cpu);
+}
+
+int tf_decoder_keep_hidden(tf_decoder *d)
+{
+	if (d->gpu)
+		return tf_err("the model's hidden states are kept on the CPU only");
+	d->keep = 1;
+	d->hid_first = d->pos;
+	d->hid_n = 0;
+	return 0;
+}
+
+float *tf_decoder_hidden_room(tf_decoder *d, int64_t n)
+{
+	int64_t H = d->m->c.hidden;
+
+	if (!d->keep || n <= 0)
+		return NULL;
+	if (d->hid_n + n > d->hid_cap) {
+		d->hid_cap = 2 * (d->hid_n + n);
+		d->hid = tf_realloc(d->hid, d->hid_cap * H * sizeof *d->hid);
+	}
+	return d->hid + d->hid_n * H;
+}
+
+void tf_decoder_hidden_took(tf_decoder *d, int64_t n)
+{
+	if (d->keep && n > 0)
+		d->hid_n += n;
+}
+
+const float *tf_decoder_hidden(const tf_decoder *d, int64_t *first, int64_t *n)
+{
+	*first = d->hid_first;
+	*n = d->keep ? d->hid_n : 0;
+	return d->hid;
+}
+
+void tf_decoder_hidden_drop(tf_decoder *d)
+{
+	d->hid_first += d->hid_n;
+	d->hid_n = 0;
 }

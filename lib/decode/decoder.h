@@ -107,4 +107,17 @@ int tf_decoder_tree(tf_decoder *d, const tf_tree *t, tf_logits_fn fn, void *ctx)
 int tf_decoder_commit(tf_decoder *d, const int32_t *path, int64_t len);
 void tf_decoder_rollback(tf_decoder *d);
 
+/*
+ * The model's last hidden state after its final norm (the row the head
+ * multiplies) at every position the sequence takes from now on: prompt
+ * passes, steps, rounds and the committed paths of trees, kept until
+ * dropped (the MTP drafter feeds on them). The CPU only: -1 with a
+ * message on the GPU. A reset stops the keeping.
+ */
+int tf_decoder_keep_hidden(tf_decoder *d);
+/* the kept rows (n, H), of positions *first to *first + *n - 1 */
+const float *tf_decoder_hidden(const tf_decoder *d, int64_t *first, int64_t *n);
+/* forgets the kept rows; the next ones are of the positions after them */
+void tf_decoder_hidden_drop(tf_decoder *d);
+
 #endif

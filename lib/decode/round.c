@@ -118,11 +118,15 @@ int tf_decoder_round(const tf_round_part *p, int k)
 			free(fp);
 			return tf_err("a round's sequences must be of one model on one device");
 		}
-		fp[i] = (tf_fwd_part){ p[i].d->cpu, p[i].ids, p[i].n, p[i].flags, p[i].fn, p[i].ctx };
+		fp[i] = (tf_fwd_part){ p[i].d->cpu, p[i].ids, p[i].n, p[i].flags, p[i].fn, p[i].ctx,
+				       tf_decoder_hidden_room(p[i].d, p[i].n) };
 	}
 	rc = tf_forward_multi(fp, k, NULL);
-	for (int i = 0; i < k; i++)
+	for (int i = 0; i < k; i++) {
 		p[i].d->pos = p[i].d->cpu->pos;
+		if (!rc)
+			tf_decoder_hidden_took(p[i].d, p[i].n);
+	}
 	free(fp);
 	return rc;
 }

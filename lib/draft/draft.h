@@ -25,7 +25,7 @@
 #include "decode/decoder.h"
 #include "decode/sample.h"
 
-enum { TF_DRAFT_NONE, TF_DRAFT_NGRAM, TF_DRAFT_RANDOM };
+enum { TF_DRAFT_NONE, TF_DRAFT_NGRAM, TF_DRAFT_RANDOM, TF_DRAFT_MTP };
 
 /* the longest n-gram ngram:N matches, and the most branches and ids a
  * branch a tree shape may ask for */
@@ -34,6 +34,10 @@ enum { TF_DRAFT_NONE, TF_DRAFT_NGRAM, TF_DRAFT_RANDOM };
 #define TF_DRAFT_DEPTH_MAX 64
 /* a chain's ids when --draft-tree is off */
 #define TF_DRAFT_CHAIN 8
+/* an mtp chain's ids when mtp:K gives none: each id further the head
+ * feeds on its own guess, and on the test model K = 3 made the most ids
+ * a second (t/helper/draft-bench.sh) */
+#define TF_DRAFT_MTP_CHAIN 3
 
 /* what --draft SPEC and --draft-tree SHAPE ask for */
 typedef struct {
@@ -44,9 +48,12 @@ typedef struct {
 	int depth;              /* ids a branch at most */
 } tf_draft_spec;
 
-/* spec: ngram[:N] (N from 1, default 3) or random[:SEED] (a test aid);
- * tree: NULL or "off" (a chain of TF_DRAFT_CHAIN ids) or WIDTHxDEPTH;
- * -1 with a message saying what is wrong */
+/* spec: ngram[:N] (N from 1, default 3), mtp[:K] (the model's own
+ * multi-token-prediction head, a chain of K ids, default
+ * TF_DRAFT_MTP_CHAIN) or random[:SEED] (a test aid); tree: NULL or "off"
+ * (a chain of TF_DRAFT_CHAIN ids, K for mtp) or WIDTHxDEPTH (for mtp:
+ * the head's WIDTH likeliest first ids, each the root of a chain DEPTH
+ * long); -1 with a message saying what is wrong */
 int tf_draft_parse(tf_draft_spec *sp, const char *spec, const char *tree);
 /* the spec as tf_draft_parse reads it back: "ngram:3, tree 4x6" */
 const char *tf_draft_name(const tf_draft_spec *sp, char buf[96]);
@@ -68,6 +75,14 @@ typedef struct tf_drafter tf_drafter;
  * same whatever runs beside it) */
 tf_drafter *tf_drafter_new(const tf_draft_spec *sp, int64_t vocab, long index);
 void tf_drafter_free(tf_drafter *dr);
+/* ties dr to the sequence d holds, before its prompt is fed (the mtp
+ * drafter feeds on the model's hidden states of every position: it asks
+ * d to keep them, and checks the head); nothing for the others; -1 with a
+ * message (no MTP head, a GPU sequence) */
+int tf_drafter_bind(tf_drafter *dr, tf_decoder *d);
+/* whether the drafter spec sp can draft for model m, checked before any
+ * sequence runs: 0, or -1 with a message */
+int tf_draft_check(const tf_draft_spec *sp, const tf_model *m);
 /* proposes a tree after ids[0..n) (n >= 1; ids[n - 1] the root) of at
  * most `nodes` nodes (root included) and `depth` ids a branch; a tree of
  * the root alone when it has nothing to propose */

@@ -11,6 +11,7 @@ struct tf_drafter {
 	tf_draft_tree t;        /* the last tree proposed */
 	float *logits;          /* (cap, vocab) its nodes' logits */
 	int64_t logits_cap;     /* rows */
+	struct tf_mtp_draft *mtp;       /* mtp: the head's state for this sequence */
 };
 
 /* empties t down to its root */
@@ -23,5 +24,8 @@ int64_t tf_draft_tree_child(const tf_draft_tree *t, int64_t p, int32_t id);
 /* the drafters (draft.h's tf_drafter_propose for each kind) */
 void tf_ngram_propose(tf_drafter *dr, const int32_t *ids, int64_t n, int depth, int64_t nodes);
 void tf_random_propose(tf_drafter *dr, const int32_t *ids, int64_t n, int depth, int64_t nodes);
+void tf_mtp_propose(tf_drafter *dr, const int32_t *ids, int64_t n, int depth, int64_t nodes);
+int tf_mtp_bind(tf_drafter *dr, tf_decoder *d);
+void tf_mtp_free(struct tf_mtp_draft *x);
 
 #endif

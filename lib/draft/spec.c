@@ -76,12 +76,22 @@ int tf_draft_parse(tf_draft_spec *sp, const char *spec, const char *tree)
 			return tf_err("bad drafter '%s': random:SEED takes a seed of 0 or more", spec);
 		sp->kind = TF_DRAFT_RANDOM;
 		sp->seed = (uint64_t)seed;
+	} else if (len == 3 && !strncmp(spec, "mtp", 3)) {
+		long long k = colon ? number(colon + 1, 1, TF_DRAFT_DEPTH_MAX) : TF_DRAFT_MTP_CHAIN;
+		if (k < 0)
+			return tf_err("bad drafter '%s': mtp:K takes a chain of 1 to %d ids", spec, TF_DRAFT_DEPTH_MAX);
+		sp->kind = TF_DRAFT_MTP;
+		if (parse_tree(sp, tree) < 0)
+			return -1;
+		if (sp->width == 1 && (!tree || !strcmp(tree, "off")))
+			sp->depth = (int)k;
+		return 0;
 	} else if (!stat(spec, &st)) {
-		/* a path names a drafter with weights, which no drafter here has */
-		return tf_err("drafter '%s' is a %s, and drafters with weights (DFlash, mtp) are not "
-			      "supported: ngram[:N] or random[:SEED]", spec, S_ISDIR(st.st_mode) ? "folder" : "file");
+		/* a path names a drafter checkpoint, which no drafter here reads */
+		return tf_err("drafter '%s' is a %s, and drafter checkpoints (DFlash) are not "
+			      "supported: ngram[:N], mtp[:K] or random[:SEED]", spec, S_ISDIR(st.st_mode) ? "folder" : "file");
 	} else {
-		return tf_err("no drafter '%s': not ngram[:N] or random[:SEED], nor a file or folder", spec);
+		return tf_err("no drafter '%s': not ngram[:N], mtp[:K] or random[:SEED], nor a file or folder", spec);
 	}
 	return parse_tree(sp, tree);
 }
@@ -98,6 +108,8 @@ const char *tf_draft_name(const tf_draft_spec *sp, char buf[96])
 		snprintf(buf, 96, "ngram:%d, %s", sp->n, tree);
 	else if (sp->kind == TF_DRAFT_RANDOM)
 		snprintf(buf, 96, "random:%llu, %s", (unsigned long long)sp->seed, tree);
+	else if (sp->kind == TF_DRAFT_MTP)
+		snprintf(buf, 96, "mtp, %s", tree);
 	else
 		snprintf(buf, 96, "none");
 	return buf;

@@ -29,20 +29,20 @@ static float *load_vec(const tf_store *s, const char *name, int64_t n, float add
 	return v;
 }
 
-static int weight(const tf_store *s, tf_weight *w, int64_t rows, int64_t cols, const char *fmt, int layer)
+static int weight(const tf_store *s, tf_weight *w, int64_t rows, int64_t cols, const char *pre, const char *name)
 {
-	char name[256];
+	char full[256];
 
-	snprintf(name, sizeof name, fmt, layer);
-	return tf_store_weight(s, name, rows, cols, w);
+	snprintf(full, sizeof full, "%s%s", pre, name);
+	return tf_store_weight(s, full, rows, cols, w);
 }
 
-static int vec(const tf_store *s, float **out, int64_t n, float add, const char *fmt, int layer)
+static int vec(const tf_store *s, float **out, int64_t n, float add, const char *pre, const char *name)
 {
-	char name[256];
+	char full[256];
 
-	snprintf(name, sizeof name, fmt, layer);
-	*out = load_vec(s, name, n, add);
+	snprintf(full, sizeof full, "%s%s", pre, name);
+	*out = load_vec(s, full, n, add);
 	return *out ? 0 : -1;
 }
 
@@ -65,13 +65,13 @@ static int norm_offset(const tf_model *m)
 	return m->embed.fmt != TF_AFFINE;
 }
 
-static int load_conv(const tf_model *m, int i, float **out)
+static int load_conv(const tf_model *m, const char *pre, float **out)
 {
-	char name[64];
+	char name[256];
 	const tf_tensor *t;
 	int64_t C = m->conv_dim, K = m->c.conv_k;
 
-	snprintf(name, sizeof name, "layers.%d.linear_attn.conv1d.weight", i);
+	snprintf(name, sizeof name, "%slinear_attn.conv1d.weight", pre);
 	t = tf_store_find(m->store, name);
 	if (!t)
 		return tf_err("missing tensor '%s'", name);
@@ -87,12 +87,12 @@ static int load_conv(const tf_model *m, int i, float **out)
 /* A = -exp(A_log) from a checkpoint's A_log, or A as a GGUF stores it
  * (ssm_a): the CPU multiplies by A, so a GGUF's values are used as they
  * are; the GPU kernels take A_log and get log(-A) */
-static int load_decay(const tf_model *m, int i, tf_layer *l)
+static int load_decay(const tf_model *m, const char *pre, tf_layer *l)
 {
-	char name[64];
+	char name[256];
 	int64_t Hv = m->c.lin_v_heads;
 
-	snprintf(name, sizeof name, "layers.%d.linear_attn.A", i);
+	snprintf(name, sizeof name, "%slinear_attn.A", pre);
 	if (tf_store_find(m->store, name)) {
 		if (!(l->A = load_vec(m->store, name, Hv, 0)))
 			return -1;
@@ -101,7 +101,7 @@ static int load_decay(const tf_model *m, int i, tf_layer *l)
 			l->A_log[h] = logf(-l->A[h]);
 		return 0;
 	}
-	if (vec(m->store, &l->A_log, Hv, 0, "layers.%d.linear_attn.A_log", i) < 0)
+	if (vec(m->store, &l->A_log, Hv, 0, pre, "linear_attn.A_log") < 0)
 		return -1;
 	l->A = tf_malloc(Hv * sizeof *l->A);
 	for (int64_t h = 0; h < Hv; h++)
@@ -109,43 +109,53 @@ static int load_decay(const tf_model *m, int i, tf_layer *l)
 	return 0;
 }
 
-static int load_layer(tf_model *m, int i, float one)
+int tf_layer_load(const tf_model *m, tf_layer *l, const char *pre, int full)
 {
 	const tf_config *c = &m->c;
 	const tf_store *s = m->store;
-	tf_layer *l = &m->layer[i];
+	float one = m->norm_add;
 	int64_t H = c->hidden, D = c->head_dim, kd = (int64_t)c->lin_k_heads * c->lin_k_dim,
 		vd = (int64_t)c->lin_v_heads * c->lin_v_dim;
 
-	l->full = c->full[i];
-	if (vec(s, &l->in_norm, H, one, "layers.%d.input_layernorm.weight", i) ||
-	    vec(s, &l->post_norm, H, one, "layers.%d.post_attention_layernorm.weight", i) ||
-	    weight(s, &l->gate, c->inter, H, "layers.%d.mlp.gate_proj", i) ||
-	    weight(s, &l->up, c->inter, H, "layers.%d.mlp.up_proj", i) ||
-	    weight(s, &l->down, H, c->inter, "layers.%d.mlp.down_proj", i))
+	l->full = full;
+	if (vec(s, &l->in_norm, H, one, pre, "input_layernorm.weight") ||
+	    vec(s, &l->post_norm, H, one, pre, "post_attention_layernorm.weight") ||
+	    weight(s, &l->gate, c->inter, H, pre, "mlp.gate_proj") ||
+	    weight(s, &l->up, c->inter, H, pre, "mlp.up_proj") ||
+	    weight(s, &l->down, H, c->inter, pre, "mlp.down_proj"))
 		return -1;
 	if (l->full)
-		return weight(s, &l->q_proj, 2 * c->heads * D, H, "layers.%d.self_attn.q_proj", i) ||
-		       weight(s, &l->k_proj, c->kv_heads * D, H, "layers.%d.self_attn.k_proj", i) ||
-		       weight(s, &l->v_proj, c->kv_heads * D, H, "layers.%d.self_attn.v_proj", i) ||
-		       weight(s, &l->o_proj, H, c->heads * D, "layers.%d.self_attn.o_proj", i) ||
-		       vec(s, &l->q_norm, D, one, "layers.%d.self_attn.q_norm.weight", i) ||
-		       vec(s, &l->k_norm, D, one, "layers.%d.self_attn.k_norm.weight", i) ? -1 : 0;
-	return weight(s, &l->in_qkv, 2 * kd + vd, H, "layers.%d.linear_attn.in_proj_qkv", i) ||
-	       weight(s, &l->in_z, vd, H, "layers.%d.linear_attn.in_proj_z", i) ||
-	       weight(s, &l->in_b, c->lin_v_heads, H, "layers.%d.linear_attn.in_proj_b", i) ||
-	       weight(s, &l->in_a, c->lin_v_heads, H, "layers.%d.linear_attn.in_proj_a", i) ||
-	       weight(s, &l->out_proj, H, vd, "layers.%d.linear_attn.out_proj", i) ||
-	       load_conv(m, i, &l->conv) ||
-	       load_decay(m, i, l) ||
-	       vec(s, &l->dt_bias, c->lin_v_heads, 0, "layers.%d.linear_attn.dt_bias", i) ||
-	       vec(s, &l->gnorm, c->lin_v_dim, 0, "layers.%d.linear_attn.norm.weight", i) ? -1 : 0;
+		return weight(s, &l->q_proj, 2 * c->heads * D, H, pre, "self_attn.q_proj") ||
+		       weight(s, &l->k_proj, c->kv_heads * D, H, pre, "self_attn.k_proj") ||
+		       weight(s, &l->v_proj, c->kv_heads * D, H, pre, "self_attn.v_proj") ||
+		       weight(s, &l->o_proj, H, c->heads * D, pre, "self_attn.o_proj") ||
+		       vec(s, &l->q_norm, D, one, pre, "self_attn.q_norm.weight") ||
+		       vec(s, &l->k_norm, D, one, pre, "self_attn.k_norm.weight") ? -1 : 0;
+	return weight(s, &l->in_qkv, 2 * kd + vd, H, pre, "linear_attn.in_proj_qkv") ||
+	       weight(s, &l->in_z, vd, H, pre, "linear_attn.in_proj_z") ||
+	       weight(s, &l->in_b, c->lin_v_heads, H, pre, "linear_attn.in_proj_b") ||
+	       weight(s, &l->in_a, c->lin_v_heads, H, pre, "linear_attn.in_proj_a") ||
+	       weight(s, &l->out_proj, H, vd, pre, "linear_attn.out_proj") ||
+	       load_conv(m, pre, &l->conv) ||
+	       load_decay(m, pre, l) ||
+	       vec(s, &l->dt_bias, c->lin_v_heads, 0, pre, "linear_attn.dt_bias") ||
+	       vec(s, &l->gnorm, c->lin_v_dim, 0, pre, "linear_attn.norm.weight") ? -1 : 0;
+}
+
+void tf_layer_free(tf_layer *l)
+{
+	free(l->in_norm); free(l->post_norm); free(l->q_norm); free(l->k_norm);
+	free(l->conv); free(l->A); free(l->A_log); free(l->dt_bias); free(l->gnorm);
+}
+
+float *tf_model_vec(const tf_model *m, const char *name, int64_t n, float add)
+{
+	return load_vec(m->store, name, n, add);
 }
 
 tf_model *tf_model_open(const char *path)
 {
 	tf_model *m = tf_calloc(1, sizeof *m);
-	float one;
 
 	m->store = tf_store_open(path);
 	if (!m->store)
@@ -161,14 +171,17 @@ tf_model *tf_model_open(const char *path)
 	} else {
 		m->head = m->embed;     /* tied: no lm_head tensor to read */
 	}
-	one = norm_offset(m) ? 1.0f : 0.0f;
-	m->norm = load_vec(m->store, "norm.weight", m->c.hidden, one);
+	m->norm_add = norm_offset(m) ? 1.0f : 0.0f;
+	m->norm = load_vec(m->store, "norm.weight", m->c.hidden, m->norm_add);
 	if (!m->norm)
 		goto fail;
 	m->layer = tf_calloc(m->c.layers, sizeof *m->layer);
-	for (int i = 0; i < m->c.layers; i++)
-		if (load_layer(m, i, one) < 0)
+	for (int i = 0; i < m->c.layers; i++) {
+		char pre[32];
+		snprintf(pre, sizeof pre, "layers.%d.", i);
+		if (tf_layer_load(m, &m->layer[i], pre, m->c.full[i]) < 0)
 			goto fail;
+	}
 	return m;
 fail:
 	tf_errpre("cannot load model '%s'", path);
@@ -180,11 +193,8 @@ void tf_model_close(tf_model *m)
 {
 	if (!m)
 		return;
-	for (int i = 0; m->layer && i < m->c.layers; i++) {
-		tf_layer *l = &m->layer[i];
-		free(l->in_norm); free(l->post_norm); free(l->q_norm); free(l->k_norm);
-		free(l->conv); free(l->A); free(l->A_log); free(l->dt_bias); free(l->gnorm);
-	}
+	for (int i = 0; m->layer && i < m->c.layers; i++)
+		tf_layer_free(&m->layer[i]);
 	free(m->layer);
 	free(m->norm);
 	tf_config_free(&m->c);

@@ -52,6 +52,7 @@ typedef struct {
 	float *norm;            /* (H) factor of the final RMSNorm */
 	tf_layer *layer;        /* (L) */
 	int conv_dim;           /* 2*Hk*Dk + Hv*Dv */
+	float norm_add;         /* 1 when norm weights are stored zero-centered (HF), 0 (MLX) */
 	struct tf_gpu_model *gpu;       /* the weights on the CUDA device (gpu/gpu.h), or NULL;
 					   whoever put them there takes them off before closing */
 } tf_model;
@@ -59,5 +60,13 @@ typedef struct {
 /* opens a checkpoint folder or bundle and checks every tensor's shape */
 tf_model *tf_model_open(const char *path);
 void tf_model_close(tf_model *m);
+
+/* a decoder layer of m's geometry from the tensors named PRE + its usual
+ * names ("layers.3.", "mtp.layers.0."): full attention or Gated DeltaNet,
+ * every shape checked; -1 with a message naming the tensor */
+int tf_layer_load(const tf_model *m, tf_layer *l, const char *pre, int full);
+void tf_layer_free(tf_layer *l);
+/* a 1-D float tensor of n values as floats plus add, or NULL with a message */
+float *tf_model_vec(const tf_model *m, const char *name, int64_t n, float add);
 
 #endif

@@ -53,7 +53,9 @@ const char *tf_dtype_str(int dt)
 }
 
 static const char *prefixes[] = { "model.language_model.", "language_model.model.", "model." };
-static const char *skipped[] = { "mtp.", "model.visual.", "vision_tower.", "model.language_model.visual.",
+/* mtp.* (the multi-token-prediction head) is kept under its own name for
+ * the mtp drafter (model/mtp_head.h); the vision tower is never used */
+static const char *skipped[] = { "model.visual.", "vision_tower.", "model.language_model.visual.",
 				 "visual." };
 
 char *tf_norm_name(const char *src)

@@ -6,9 +6,9 @@
  * file, or from a GGUF file (or a folder holding one, or a split set), whose
  * tensors gguf_qwen35.c renames and converts. Tensor names are normalized: the flavour prefix is stripped
  * ("model.language_model.", "language_model.model.", "model."), the head is
- * "lm_head.weight", and "mtp.*", "model.visual.*", "vision_tower.*" are
- * skipped. So the model asks for "layers.3.self_attn.q_proj" whatever the
- * checkpoint called it.
+ * "lm_head.weight", the multi-token-prediction head keeps its "mtp.*"
+ * names, and "model.visual.*", "vision_tower.*" are skipped. So the model
+ * asks for "layers.3.self_attn.q_proj" whatever the checkpoint called it.
  */
 #ifndef TF_STORE_H
 #define TF_STORE_H

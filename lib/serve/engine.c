@@ -204,7 +204,7 @@ static int alone_on_gpu(tf_job *j)
 /* a drafting job's drafter, and its ids so far for it to look in */
 static int start_draft(tf_engine *e, tf_job *j)
 {
-	if (!(j->dr = tf_drafter_new(e->o.draft, e->m->c.vocab, j->index)))
+	if (!(j->dr = tf_drafter_new(e->o.draft, e->m->c.vocab, j->index)) || tf_drafter_bind(j->dr, j->d) < 0)
 		return -1;
 	j->histcap = j->n + 64;
 	j->hist = tf_malloc(j->histcap * sizeof *j->hist);

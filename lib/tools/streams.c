@@ -169,7 +169,7 @@ static int admit(struct run *r, struct stream *x)
 		return -1;
 	tf_decoder_reserve(x->d, positions);
 	if (r->so->draft) {
-		if (!(x->dr = tf_drafter_new(r->so->draft, m->c.vocab, x->index)))
+		if (!(x->dr = tf_drafter_new(r->so->draft, m->c.vocab, x->index)) || tf_drafter_bind(x->dr, x->d) < 0)
 			return -1;
 		x->idcap = x->s.n + 64;
 		x->ids = tf_malloc(x->idcap * sizeof *x->ids);

@@ -14,6 +14,11 @@
  *       every weight of the loaded model as the forward sees it, dequantized:
  *       for each, a line "NAME ROWS COLS" then ROWS x COLS float32 (the
  *       norms as the factor they multiply by, the DeltaNet's A as -exp(A_log))
+ *   tf-test-tool hidden MODEL < ids > rows.f32
+ *       the model's last hidden states after its final norm (what the head
+ *       multiplies, what the MTP head feeds on) at every position of each
+ *       line, bare float32 rows of H values, line after line (the CPU, a
+ *       prompt pass of each line)
  *
  * Binary output is refused on a terminal.
  */
@@ -23,6 +28,8 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/pool.h"
+#include "decode/decoder.h"
 #include "io/ids.h"
 #include "io/out.h"
 #include "io/rec.h"
@@ -30,7 +37,7 @@
 
 static void usage(void)
 {
-	tf_usage_die("usage: tf-test-tool raw2rec [-s] COLS [LEN...] | ids2rec | ids2text | weights MODEL");
+	tf_usage_die("usage: tf-test-tool raw2rec [-s] COLS [LEN...] | ids2rec | ids2text | weights MODEL | hidden MODEL");
 }
 
 static unsigned long number(const char *s)
@@ -198,6 +205,39 @@ static int weights(const char *path)
 	if (fflush(stdout) || ferror(stdout))
 		tf_die("cannot write the weights:");
 	tf_model_close(m);
+static int hidden(const char *path)
+{
+	tf_model *m;
+	tf_decoder *d;
+	tf_ids_reader r;
+	tf_seq s = { 0 };
+	tf_out out;
+	int rc;
+
+	tf_pool_init(0);
+	if (!(m = tf_model_open(path)) || !(d = tf_decoder_new(m)))
+		tf_die_err();
+	if (tf_out_open(&out, "-", 1, 0) < 0)
+		tf_die_err();
+	tf_ids_open(&r, stdin, "-");
+	while ((rc = tf_ids_next(&r, &s, m->c.vocab)) > 0) {
+		int64_t first, n;
+		const float *h;
+		tf_decoder_reset(d);
+		if (tf_decoder_keep_hidden(d) < 0 || tf_decoder_forward(d, s.ids, s.n, NULL, TF_FWD_CHUNKED) < 0)
+			tf_die_err();
+		h = tf_decoder_hidden(d, &first, &n);
+		if (n && fwrite(h, sizeof *h * m->c.hidden, n, out.f) != (size_t)n)
+			tf_die("write error:");
+	}
+	if (rc < 0)
+		tf_die_err();
+	tf_seq_free(&s);
+	tf_ids_close(&r);
+	tf_decoder_free(d);
+	tf_model_close(m);
+	if (tf_out_close(&out) < 0)
+		tf_die_err();
 	return 0;
 }
 
@@ -215,5 +255,7 @@ int main(int argc, char **argv)
 		return ids_convert(0);
 	if (!strcmp(argv[1], "weights") && argc == 3)
 		return weights(argv[2]);
+	if (!strcmp(argv[1], "hidden") && argc == 3)
+		return hidden(argv[2]);
 	usage();
 }

@@ -105,7 +105,13 @@ static void specs(void)
 	parse_bad("ngram:3x", NULL, "bad drafter 'ngram:3x'");
 	parse_bad("ngrams", NULL, "no drafter 'ngrams'");
 	parse_bad("random:x", NULL, "random:SEED takes a seed");
-	parse_bad("mtp:2", NULL, "no drafter 'mtp:2'");
+	parse_ok("mtp", NULL, TF_DRAFT_MTP, 0, 0, 1, TF_DRAFT_MTP_CHAIN);
+	parse_ok("mtp:2", NULL, TF_DRAFT_MTP, 0, 0, 1, 2);
+	parse_ok("mtp:5", "off", TF_DRAFT_MTP, 0, 0, 1, 5);
+	parse_ok("mtp:5", "4x2", TF_DRAFT_MTP, 0, 0, 4, 2);
+	parse_bad("mtp:0", NULL, "mtp:K takes a chain of 1 to 64 ids");
+	parse_bad("mtp:65", NULL, "bad drafter 'mtp:65'");
+	parse_bad("mtps", NULL, "no drafter 'mtps'");
 	parse_bad("ngram", "0x1", "WIDTH 1 to 64 branches, DEPTH 1 to 64");
 	parse_bad("ngram", "x", "bad draft tree 'x'");
 	parse_bad("ngram", "64x64", "4097 nodes, a tree pass takes at most 1024");

@@ -90,7 +90,7 @@ static void check_tree(const char *what, const tf_state *base, const int32_t *id
 	int32_t path[NMAX], more[2] = { 7 % (int32_t)V, 11 % (int32_t)V };
 
 	tf_state_copy(st, base);
-	DIE_IF(tf_forward_tree(st, &t, tf_logits_copy, &into));
+	DIE_IF(tf_forward_tree(st, &t, tf_logits_copy, &into, NULL));
 	for (int i = 0; i < n && bad < 0; i++) {
 		steps_to(base, id, parent, i, want);
 		if (memcmp(got + (int64_t)i * V, want, V * 4))
@@ -126,7 +126,7 @@ static void check_tree(const char *what, const tf_state *base, const int32_t *id
 
 	// a pass, then its rollback: the state before it
 	tf_state_copy(st, base);
-	DIE_IF(tf_forward_tree(st, &t, NULL, NULL));
+	DIE_IF(tf_forward_tree(st, &t, NULL, NULL, NULL));
 	tf_state_rollback(st);
 	ok(same_state(st, base) && st->tree.n == 0, "%s: a rollback gives back the state before the tree", what);
 	ok(tf_state_commit(st, path, len) < 0 && strstr(tf_errmsg(), "no tree pass"),
@@ -210,33 +210,33 @@ static void refused(const tf_state *base)
 
 	tf_state_copy(st, base);
 	memcpy(parent, (int32_t[]){ -1, 0, 4, 1 }, sizeof parent);
-	ok(tf_forward_tree(st, &t, NULL, NULL) < 0 && strstr(tf_errmsg(), "node 2: parent 4 is not a node"),
+	ok(tf_forward_tree(st, &t, NULL, NULL, NULL) < 0 && strstr(tf_errmsg(), "node 2: parent 4 is not a node"),
 	   "a parent past the tree: %s", tf_errmsg());
 	memcpy(parent, (int32_t[]){ -1, 0, -2, 1 }, sizeof parent);
-	ok(tf_forward_tree(st, &t, NULL, NULL) < 0 && strstr(tf_errmsg(), "parent -2"),
+	ok(tf_forward_tree(st, &t, NULL, NULL, NULL) < 0 && strstr(tf_errmsg(), "parent -2"),
 	   "a parent below -1: %s", tf_errmsg());
 	memcpy(parent, (int32_t[]){ -1, 1, 0, 1 }, sizeof parent);
-	ok(tf_forward_tree(st, &t, NULL, NULL) < 0 && strstr(tf_errmsg(), "node 1 is its own parent"),
+	ok(tf_forward_tree(st, &t, NULL, NULL, NULL) < 0 && strstr(tf_errmsg(), "node 1 is its own parent"),
 	   "a node its own parent: %s", tf_errmsg());
 	memcpy(parent, (int32_t[]){ -1, 3, 1, 2 }, sizeof parent);
-	ok(tf_forward_tree(st, &t, NULL, NULL) < 0 && strstr(tf_errmsg(), "own ancestor"),
+	ok(tf_forward_tree(st, &t, NULL, NULL, NULL) < 0 && strstr(tf_errmsg(), "own ancestor"),
 	   "a cycle: %s", tf_errmsg());
 	memcpy(parent, (int32_t[]){ -1, 0, 1, 2 }, sizeof parent);
 	id[3] = (int32_t)V;
-	ok(tf_forward_tree(st, &t, NULL, NULL) < 0 && strstr(tf_errmsg(), "out of range"),
+	ok(tf_forward_tree(st, &t, NULL, NULL, NULL) < 0 && strstr(tf_errmsg(), "out of range"),
 	   "an id past the vocabulary: %s", tf_errmsg());
 	t.n = 0;
-	ok(tf_forward_tree(st, &t, NULL, NULL) < 0 && strstr(tf_errmsg(), "a tree of 0 nodes"),
+	ok(tf_forward_tree(st, &t, NULL, NULL, NULL) < 0 && strstr(tf_errmsg(), "a tree of 0 nodes"),
 	   "an empty tree: %s", tf_errmsg());
 	t.n = TF_TREE_MAX + 1;
-	ok(tf_forward_tree(st, &t, NULL, NULL) < 0 && strstr(tf_errmsg(), "nodes (1 to"),
+	ok(tf_forward_tree(st, &t, NULL, NULL, NULL) < 0 && strstr(tf_errmsg(), "nodes (1 to"),
 	   "a tree past the limit: %s", tf_errmsg());
 	ok(same_state(st, base), "refused trees leave the state as it was");
 
 	id[3] = 4;
 	t.n = 4;
 	memcpy(parent, (int32_t[]){ -1, 0, 0, 2 }, sizeof parent);
-	DIE_IF(tf_forward_tree(st, &t, NULL, NULL));
+	DIE_IF(tf_forward_tree(st, &t, NULL, NULL, NULL));
 	ok(tf_state_commit(st, (int32_t[]){ 1 }, 1) < 0 && strstr(tf_errmsg(), "no root"),
 	   "a path that starts below a root: %s", tf_errmsg());
 	ok(tf_state_commit(st, (int32_t[]){ 0, 1, 3 }, 3) < 0 && strstr(tf_errmsg(), "not a child of 1"),
