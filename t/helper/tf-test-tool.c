@@ -205,6 +205,9 @@ static int weights(const char *path)
 	if (fflush(stdout) || ferror(stdout))
 		tf_die("cannot write the weights:");
 	tf_model_close(m);
+	return 0;
+}
+
 static int hidden(const char *path)
 {
 	tf_model *m;
