@@ -10,6 +10,7 @@
 # drafts and not only rejected ones. Bad drafters and tree shapes are
 # errors that say what is wrong. t/unit/draft.c holds the pieces.
 . "$(dirname "$0")/lib-tf.sh"
+. "$T_DIR/lib-draft.sh"
 
 # lines of 48 ids, none, 160, 3 and the prompt, in a vocabulary of v
 lines() {
@@ -24,17 +25,6 @@ lines 2048 >sh.ids
 tf-pack -q --bits 4 $DATA/shakespeare-q35 q4.tfb || exit 1
 
 DRAFTS="ngram ngram:2|4x6 random:5 random:6|3x3"
-# run ARGS -- the same run without a draft, then with each of DRAFTS,
-# each line of output equal to the plain one's
-same() {
-	tf-run "$@" >plain || return 1
-	for d in $DRAFTS; do
-		spec=${d%%|*} tree=
-		case $d in *\|*) tree="--draft-tree ${d#*|}" ;; esac
-		tf-run --draft $spec $tree "$@" >drafted || return 1
-		cmp plain drafted || { echo "--draft $spec $tree differs"; return 1; }
-	done
-}
 
 for M in tiny-q35 shakespeare-q35 shakespeare-q35-1bit q4.tfb; do
 	ids=sh.ids path=$DATA/$M

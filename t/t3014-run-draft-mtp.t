@@ -9,6 +9,7 @@
 # missing a tensor or of the wrong shape, and tf-tree are errors that say
 # what is wrong. t3015 holds the drafts to a reference in torch.
 . "$(dirname "$0")/lib-tf.sh"
+. "$T_DIR/lib-draft.sh"
 
 M=$DATA/shakespeare-q35-mtp
 # four held-out lines of 48 ids, and the prompt
@@ -19,17 +20,6 @@ M=$DATA/shakespeare-q35-mtp
 tf-pack -q --bits 4 $M q4.tfb || exit 1
 
 DRAFTS="mtp mtp:1 mtp:5 mtp|3x3 mtp|2x6"
-# run ARGS -- the same run without a draft, then with each of DRAFTS,
-# each line of output equal to the plain one's
-same() {
-	tf-run "$@" >plain || return 1
-	for d in $DRAFTS; do
-		spec=${d%%|*} tree=
-		case $d in *\|*) tree="--draft-tree ${d#*|}" ;; esac
-		tf-run --draft $spec $tree "$@" >drafted || return 1
-		cmp plain drafted || { echo "--draft $spec $tree differs"; return 1; }
-	done
-}
 
 for path in $M q4.tfb; do
 	test_expect "$path: drafted greedy ids are the plain ones" "
