@@ -29,22 +29,24 @@ static int need(cur *c, uint64_t n, const char *what)
 	return 0;
 }
 
+/* n bytes of the file into v (little-endian, as GGUF and the host are) */
+static int rd(cur *c, void *v, size_t n, const char *what)
+{
+	if (need(c, n, what) < 0)
+		return -1;
+	memcpy(v, c->p, n);
+	c->p += n;
+	return 0;
+}
+
 static int rd_u32(cur *c, uint32_t *v, const char *what)
 {
-	if (need(c, 4, what) < 0)
-		return -1;
-	memcpy(v, c->p, 4);
-	c->p += 4;
-	return 0;
+	return rd(c, v, 4, what);
 }
 
 static int rd_u64(cur *c, uint64_t *v, const char *what)
 {
-	if (need(c, 8, what) < 0)
-		return -1;
-	memcpy(v, c->p, 8);
-	c->p += 8;
-	return 0;
+	return rd(c, v, 8, what);
 }
 
 static int rd_str(cur *c, tf_gguf_str *s, const char *what)
